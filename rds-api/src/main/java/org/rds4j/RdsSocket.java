@@ -1,0 +1,161 @@
+package org.rds4j;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.nio.ByteBuffer;
+
+/**
+ * A reliable datagram socket: bound to one local {@code ip:port}, it sends messages to any {@code ip:port}
+ * of the cluster and receives messages from any of them, each with its sender's address.
+ * <p>
+ * Messages between two nodes arrive reliably, in order and exactly once, across dropped and re-established
+ * connections; all sockets of a stack share one connection per node pair.
+ * <p>
+ * Calls the caller must handle return codes ({@link RdsResult}); misuse (a closed socket, a null argument,
+ * an out-of-range option) throws. A socket is safe for use by several threads.
+ */
+public interface RdsSocket extends Closeable
+{
+    /** The largest payload a message may carry: 1 MiB, as in the kernel's RDS. */
+    int MAX_MESSAGE_SIZE = 1 << 20;
+
+    /**
+     * Binds the socket to a local address of one of the stack's transports.
+     *
+     * @param local the local address and port; port 0 picks a free ephemeral port (never 0 or 1).
+     * @return this socket.
+     * @throws RdsException with {@link RdsResult#EINVAL} for a wildcard, broadcast or multicast address, for
+     *                      port 1 (reserved by RDS) or when already bound; {@link RdsResult#EADDRINUSE} when
+     *                      another socket holds the address; {@link RdsResult#EADDRNOTAVAIL} when no transport
+     *                      can serve the address.
+     * @throws IOException  if the socket is closed.
+     */
+    RdsSocket bind(InetSocketAddress local) throws IOException;
+
+    /**
+     * @return the bound address, or {@code null} before bind.
+     */
+    InetSocketAddress localAddress();
+
+    /**
+     * Queues one message to a destination. The payload is copied from {@code src}'s position to its limit;
+     * on success the position moves to the limit.
+     * <p>
+     * In blocking mode (the default) the call waits up to {@link RdsOptions#SO_SNDTIMEO} for send-buffer room
+     * and for the destination port to be uncongested.
+     *
+     * @param src         the payload, zero to {@link #MAX_MESSAGE_SIZE} bytes.
+     * @param destination the receiving socket's address; port 0 is the destination stack's ping responder.
+     * @return the number of bytes queued ({@code >= 0}); or {@link RdsResult#EMSGSIZE} (too large for 1 MiB or
+     *         the send buffer: never retry), {@link RdsResult#EAGAIN} (non-blocking: queue full, retry later),
+     *         {@link RdsResult#ENOBUFS} (non-blocking: destination port congested, retry after an uncongested
+     *         notification), {@link RdsResult#ENOTCONN} (not bound), {@link RdsResult#EINVAL} (a wildcard,
+     *         broadcast or multicast destination), {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}
+     *         (blocking mode).
+     * @throws IOException if the socket is closed.
+     */
+    int send(ByteBuffer src, InetSocketAddress destination) throws IOException;
+
+    /**
+     * Receives one message, copying it into {@code dst}; a message longer than {@code dst.remaining()} is
+     * truncated and the rest discarded (as {@code MSG_TRUNC}). Pending notifications are passed to the
+     * listener first, on this thread.
+     * <p>
+     * In blocking mode the call waits up to {@link RdsOptions#SO_RCVTIMEO}.
+     *
+     * @param dst where the payload goes, from its position.
+     * @return the sender's address; {@code null} if no message is queued (non-blocking), the timeout expired,
+     *         or the thread was interrupted (its interrupt status is left set).
+     * @throws IOException if the socket is closed or not bound.
+     */
+    InetSocketAddress receive(ByteBuffer dst) throws IOException;
+
+    /**
+     * Hands up to {@code limit} queued messages to a handler without copying them, never blocking.
+     * Pending notifications are passed to the listener first.
+     *
+     * @param handler called once per message, on this thread.
+     * @param limit   most messages to deliver in this call; must be positive.
+     * @return the number of messages delivered, {@code 0} if none was queued.
+     * @throws IOException if the socket is closed or not bound.
+     */
+    int poll(RdsMessageHandler handler, int limit) throws IOException;
+
+    /**
+     * Drops every message of this socket to a destination that is not yet acknowledged: from the send queue
+     * and from the retransmission list (like {@code RDS_CANCEL_SENT_TO}). Their bytes leave the send buffer
+     * and blocked senders are woken. A message already on the wire may still arrive.
+     *
+     * @param destination the destination address and port.
+     * @return the number of messages dropped, or {@link RdsResult#ENOTCONN} if the socket is not bound.
+     * @throws IOException if the socket is closed.
+     */
+    int cancelSentTo(InetSocketAddress destination) throws IOException;
+
+    /**
+     * Sets an option; see {@link RdsOptions}.
+     *
+     * @param option the option.
+     * @param value  its new value.
+     * @param <T>    the option's type.
+     * @return this socket.
+     * @throws RdsException                  with {@link RdsResult#EOPNOTSUPP} when changing the transport after
+     *                                       bind or a second time.
+     * @throws IllegalArgumentException      for an out-of-range value.
+     * @throws UnsupportedOperationException for an option not in {@link RdsOptions}.
+     * @throws IOException                   if the socket is closed.
+     */
+    <T> RdsSocket setOption(SocketOption<T> option, T value) throws IOException;
+
+    /**
+     * @param option the option.
+     * @param <T>    the option's type.
+     * @return the option's current value.
+     * @throws IOException if the socket is closed.
+     */
+    <T> T getOption(SocketOption<T> option) throws IOException;
+
+    /**
+     * @param blocking {@code true} (the default) for calls that wait, {@code false} for calls that return a
+     *                 code at once.
+     * @return this socket.
+     */
+    RdsSocket configureBlocking(boolean blocking);
+
+    /**
+     * @return whether calls wait.
+     */
+    boolean isBlocking();
+
+    /**
+     * Sets the listener for this socket's notifications; {@code null} discards them.
+     *
+     * @param listener called on the thread that receives or polls.
+     * @return this socket.
+     */
+    RdsSocket setNotificationListener(RdsNotificationListener listener);
+
+    /**
+     * @return the bytes queued and not yet acknowledged, counted against {@link RdsOptions#SO_SNDBUF}.
+     */
+    long sendQueuedBytes();
+
+    /**
+     * @return the bytes delivered and not yet received, counted against {@link RdsOptions#SO_RCVBUF}.
+     */
+    long receiveQueuedBytes();
+
+    /**
+     * @return whether the socket is open.
+     */
+    boolean isOpen();
+
+    /**
+     * Closes the socket: it is unbound, its queued messages are dropped (not sent), blocked calls return.
+     * Idempotent.
+     */
+    @Override
+    void close();
+}

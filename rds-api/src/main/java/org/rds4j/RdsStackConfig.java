@@ -1,0 +1,350 @@
+package org.rds4j;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The configuration of a stack: immutable, built with {@link #builder()}. Every value has a default that
+ * works on a single machine; see {@code docs/configuration.md} for units and ranges.
+ */
+public final class RdsStackConfig
+{
+    /** TCP port of RDS over TCP, as in the kernel. */
+    public static final int DEFAULT_TCP_PORT = 16385;
+
+    private final String name;
+    private final int tcpPort;
+    private final TransportType transport;
+    private final int sendBufferBytes;
+    private final int receiveBufferBytes;
+    private final int socketQueueCapacity;
+    private final String idleStrategy;
+    private final Duration ackDelay;
+    private final Duration reconnectDelayMin;
+    private final Duration reconnectDelayMax;
+    private final Duration connectTimeout;
+    private final Duration keepAliveIdle;
+    private final Duration keepAliveInterval;
+    private final int keepAliveCount;
+
+    private RdsStackConfig(final Builder b)
+    {
+        name = b.name;
+        tcpPort = b.tcpPort;
+        transport = b.transport;
+        sendBufferBytes = b.sendBufferBytes;
+        receiveBufferBytes = b.receiveBufferBytes;
+        socketQueueCapacity = b.socketQueueCapacity;
+        idleStrategy = b.idleStrategy;
+        ackDelay = b.ackDelay;
+        reconnectDelayMin = b.reconnectDelayMin;
+        reconnectDelayMax = b.reconnectDelayMax;
+        connectTimeout = b.connectTimeout;
+        keepAliveIdle = b.keepAliveIdle;
+        keepAliveInterval = b.keepAliveInterval;
+        keepAliveCount = b.keepAliveCount;
+    }
+
+    /** @return the defaults. */
+    public static RdsStackConfig defaults()
+    {
+        return builder().build();
+    }
+
+    /** @return a builder holding the defaults. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return a builder holding this configuration's values. */
+    public Builder toBuilder()
+    {
+        final Builder b = new Builder();
+        b.name = name;
+        b.tcpPort = tcpPort;
+        b.transport = transport;
+        b.sendBufferBytes = sendBufferBytes;
+        b.receiveBufferBytes = receiveBufferBytes;
+        b.socketQueueCapacity = socketQueueCapacity;
+        b.idleStrategy = idleStrategy;
+        b.ackDelay = ackDelay;
+        b.reconnectDelayMin = reconnectDelayMin;
+        b.reconnectDelayMax = reconnectDelayMax;
+        b.connectTimeout = connectTimeout;
+        b.keepAliveIdle = keepAliveIdle;
+        b.keepAliveInterval = keepAliveInterval;
+        b.keepAliveCount = keepAliveCount;
+        return b;
+    }
+
+    /** @return the stack's name, used in thread names and logs. Default {@code rds4j}. */
+    public String name()
+    {
+        return name;
+    }
+
+    /** @return TCP port RDS over TCP listens on and connects to. Default 16385. */
+    public int tcpPort()
+    {
+        return tcpPort;
+    }
+
+    /** @return the transport new sockets use unless they set {@link RdsOptions#RDS_TRANSPORT}. Default AUTO. */
+    public TransportType transport()
+    {
+        return transport;
+    }
+
+    /** @return default {@link RdsOptions#SO_SNDBUF} in bytes. Default 1 MiB. */
+    public int sendBufferBytes()
+    {
+        return sendBufferBytes;
+    }
+
+    /** @return default {@link RdsOptions#SO_RCVBUF} in bytes. Default 1 MiB. */
+    public int receiveBufferBytes()
+    {
+        return receiveBufferBytes;
+    }
+
+    /**
+     * @return messages a socket can hand to the stack's agent before it has taken them, a power of two.
+     *         When full, a non-blocking send returns {@link RdsResult#EAGAIN}. Default 4096.
+     */
+    public int socketQueueCapacity()
+    {
+        return socketQueueCapacity;
+    }
+
+    /**
+     * @return the agent's idle strategy: {@code backoff} (spin, yield, then park 1 us doubling to 1 ms; the
+     *         default), {@code sleep:<micros>} (park a fixed time), {@code yield} or {@code spin} (burn a core).
+     */
+    public String idleStrategy()
+    {
+        return idleStrategy;
+    }
+
+    /** @return how long a received message may wait for a piggybacked ack before an ack-only frame goes. Default 1 ms. */
+    public Duration ackDelay()
+    {
+        return ackDelay;
+    }
+
+    /** @return the first bound of the randomised reconnect backoff. Default 1 ms. */
+    public Duration reconnectDelayMin()
+    {
+        return reconnectDelayMin;
+    }
+
+    /** @return the largest bound of the randomised reconnect backoff. Default 1 s. */
+    public Duration reconnectDelayMax()
+    {
+        return reconnectDelayMax;
+    }
+
+    /** @return how long a transport connect may take before it counts as failed. Default 5 s. */
+    public Duration connectTimeout()
+    {
+        return connectTimeout;
+    }
+
+    /** @return TCP keepalive idle time before the first probe. Default 5 s, as kernel RDS over TCP. */
+    public Duration keepAliveIdle()
+    {
+        return keepAliveIdle;
+    }
+
+    /** @return TCP keepalive interval between probes. Default 5 s. */
+    public Duration keepAliveInterval()
+    {
+        return keepAliveInterval;
+    }
+
+    /** @return TCP keepalive probes unanswered before the connection is dropped. Default 5. */
+    public int keepAliveCount()
+    {
+        return keepAliveCount;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RdsStackConfig{name=" + name + ", tcpPort=" + tcpPort + ", transport=" + transport +
+            ", sendBufferBytes=" + sendBufferBytes + ", receiveBufferBytes=" + receiveBufferBytes +
+            ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
+            ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
+            ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
+            ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount + "}";
+    }
+
+    /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
+    public static final class Builder
+    {
+        private String name = "rds4j";
+        private int tcpPort = DEFAULT_TCP_PORT;
+        private TransportType transport = TransportType.AUTO;
+        private int sendBufferBytes = 1 << 20;
+        private int receiveBufferBytes = 1 << 20;
+        private int socketQueueCapacity = 4096;
+        private String idleStrategy = "backoff";
+        private Duration ackDelay = Duration.ofMillis(1);
+        private Duration reconnectDelayMin = Duration.ofMillis(1);
+        private Duration reconnectDelayMax = Duration.ofSeconds(1);
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration keepAliveIdle = Duration.ofSeconds(5);
+        private Duration keepAliveInterval = Duration.ofSeconds(5);
+        private int keepAliveCount = 5;
+
+        private Builder()
+        {
+        }
+
+        /** @param name used in thread names and logs. @return this builder. */
+        public Builder name(final String name)
+        {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** @param port 1..65535. @return this builder. */
+        public Builder tcpPort(final int port)
+        {
+            if (port < 1 || port > 65535)
+            {
+                throw new IllegalArgumentException("tcpPort must be 1..65535: " + port);
+            }
+            this.tcpPort = port;
+            return this;
+        }
+
+        /** @param transport default transport of new sockets. @return this builder. */
+        public Builder transport(final TransportType transport)
+        {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** @param bytes positive. @return this builder. */
+        public Builder sendBufferBytes(final int bytes)
+        {
+            this.sendBufferBytes = positive("sendBufferBytes", bytes);
+            return this;
+        }
+
+        /** @param bytes positive. @return this builder. */
+        public Builder receiveBufferBytes(final int bytes)
+        {
+            this.receiveBufferBytes = positive("receiveBufferBytes", bytes);
+            return this;
+        }
+
+        /** @param capacity a power of two, at least 2. @return this builder. */
+        public Builder socketQueueCapacity(final int capacity)
+        {
+            if (capacity < 2 || Integer.bitCount(capacity) != 1)
+            {
+                throw new IllegalArgumentException("socketQueueCapacity must be a power of two >= 2: " + capacity);
+            }
+            this.socketQueueCapacity = capacity;
+            return this;
+        }
+
+        /** @param spec {@code backoff}, {@code sleep:<micros>}, {@code yield} or {@code spin}. @return this builder. */
+        public Builder idleStrategy(final String spec)
+        {
+            Objects.requireNonNull(spec, "idleStrategy");
+            if (!spec.equals("backoff") && !spec.equals("yield") && !spec.equals("spin") && !spec.matches("sleep:[0-9]+"))
+            {
+                throw new IllegalArgumentException("idleStrategy must be backoff, sleep:<micros>, yield or spin: " + spec);
+            }
+            this.idleStrategy = spec;
+            return this;
+        }
+
+        /** @param delay not negative. @return this builder. */
+        public Builder ackDelay(final Duration delay)
+        {
+            this.ackDelay = notNegative("ackDelay", delay);
+            return this;
+        }
+
+        /**
+         * @param min first backoff bound, positive.
+         * @param max largest backoff bound, at least {@code min}.
+         * @return this builder.
+         */
+        public Builder reconnectDelay(final Duration min, final Duration max)
+        {
+            notNegative("reconnectDelayMin", min);
+            notNegative("reconnectDelayMax", max);
+            if (min.isZero() || max.compareTo(min) < 0)
+            {
+                throw new IllegalArgumentException("need 0 < reconnectDelayMin <= reconnectDelayMax: " + min + ", " + max);
+            }
+            this.reconnectDelayMin = min;
+            this.reconnectDelayMax = max;
+            return this;
+        }
+
+        /** @param timeout positive. @return this builder. */
+        public Builder connectTimeout(final Duration timeout)
+        {
+            this.connectTimeout = positive("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * @param idle     time before the first probe, at least 1 s.
+         * @param interval time between probes, at least 1 s.
+         * @param count    probes before the connection is dropped, positive.
+         * @return this builder.
+         */
+        public Builder keepAlive(final Duration idle, final Duration interval, final int count)
+        {
+            if (idle.toSeconds() < 1 || interval.toSeconds() < 1)
+            {
+                throw new IllegalArgumentException("keepalive idle and interval must be at least 1 s (TCP counts seconds)");
+            }
+            this.keepAliveIdle = idle;
+            this.keepAliveInterval = interval;
+            this.keepAliveCount = positive("keepAliveCount", count);
+            return this;
+        }
+
+        /** @return the configuration. */
+        public RdsStackConfig build()
+        {
+            return new RdsStackConfig(this);
+        }
+
+        private static int positive(final String what, final int value)
+        {
+            if (value <= 0)
+            {
+                throw new IllegalArgumentException(what + " must be positive: " + value);
+            }
+            return value;
+        }
+
+        private static Duration positive(final String what, final Duration value)
+        {
+            if (notNegative(what, value).isZero())
+            {
+                throw new IllegalArgumentException(what + " must be positive: " + value);
+            }
+            return value;
+        }
+
+        private static Duration notNegative(final String what, final Duration value)
+        {
+            Objects.requireNonNull(value, what);
+            if (value.isNegative())
+            {
+                throw new IllegalArgumentException(what + " must not be negative: " + value);
+            }
+            return value;
+        }
+    }
+}

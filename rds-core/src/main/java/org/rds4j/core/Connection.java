@@ -1,0 +1,570 @@
+package org.rds4j.core;
+
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.spi.TransportPath;
+import org.rds4j.core.wire.CongestionMap;
+import org.rds4j.core.wire.RdsHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * The RDS connection of one node pair on one transport, shared by every socket of the stack: the state
+ * machine, sequence numbers, cumulative acks, the send queue with its retransmission list, and the frames a
+ * transport must send (congestion map first, data, ack-only).
+ * <p>
+ * Agent thread only. Transports call {@link #onConnected}, {@link #onConnectFailed}, {@link #onPathDown},
+ * {@link #onFrame}, {@link #fillTransmit} and {@link #onTransmitted}.
+ */
+public final class Connection
+{
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+
+    private static final int NONE = 0;
+    private static final int CONG = 1;
+    private static final int ACK = 2;
+    private static final int DATA = 3;
+
+    private final StackAgent agent;
+    private final StackCounters counters;
+    final LocalEndpoint local;
+    private final InetAddress remote;
+    private final Transport transport;
+    private final CongestionMap peerMap;
+    private final SendQueue queue = new SendQueue();
+    private final AckRequestBudget ackBudget = new AckRequestBudget();
+    private final ReconnectBackoff backoff;
+    private final Int2ObjectHashMap<InetSocketAddress> senderAddresses = new Int2ObjectHashMap<>();
+
+    private volatile ConnectionState state = ConnectionState.DOWN;
+    private TransportPath path;
+    private long reconnectAtNs;
+    private boolean reconnectWanted;
+
+    private volatile long nextTxSequence = 1;
+    private volatile long nextRxSequence;
+    private long lastAckSent;
+    private boolean ackUrgent;
+    private long ackDeadlineNs = Long.MAX_VALUE;
+
+    private final ByteBuffer congFrame = ByteBuffer.allocateDirect(RdsHeader.LENGTH + CongestionMap.BYTES);
+    private final UnsafeBuffer congBuffer = new UnsafeBuffer(congFrame);
+    private long congVersionSent = -1;
+    private long congVersionFilled;
+    private final ByteBuffer ackFrame = ByteBuffer.allocateDirect(RdsHeader.LENGTH);
+    private final UnsafeBuffer ackBuffer = new UnsafeBuffer(ackFrame);
+    private long ackFilled;
+    private int inProgress = NONE;
+
+    Connection(
+        final StackAgent agent,
+        final LocalEndpoint local,
+        final InetAddress remote,
+        final Transport transport,
+        final CongestionMap peerMap)
+    {
+        this.agent = agent;
+        this.counters = agent.counters;
+        this.local = local;
+        this.remote = remote;
+        this.transport = transport;
+        this.peerMap = peerMap;
+        this.backoff = new ReconnectBackoff(
+            agent.config.reconnectDelayMin().toNanos(), agent.config.reconnectDelayMax().toNanos());
+        congFrame.limit(0);
+        ackFrame.limit(0);
+    }
+
+    public InetAddress localAddress()
+    {
+        return local.address;
+    }
+
+    public InetAddress remoteAddress()
+    {
+        return remote;
+    }
+
+    public Transport transport()
+    {
+        return transport;
+    }
+
+    public ConnectionState state()
+    {
+        return state;
+    }
+
+    long nextTxSequence()
+    {
+        return nextTxSequence;
+    }
+
+    long nextRxSequence()
+    {
+        return nextRxSequence;
+    }
+
+    int queuedMessages()
+    {
+        return queue.size();
+    }
+
+    // ---------------------------------------------------------------- state machine
+
+    /**
+     * The transport established the connection.
+     *
+     * @param newPath the live transport connection.
+     */
+    public void onConnected(final TransportPath newPath)
+    {
+        if (state == ConnectionState.UP)
+        {
+            throw new IllegalStateException(this + " is already up");
+        }
+        path = newPath;
+        state = ConnectionState.UP;
+        backoff.reset();
+        congVersionSent = -1;
+        inProgress = NONE;
+        counters.connUp.incrementOrdered();
+        LOG.info("{} up", this);
+        agent.onPeerUp(this);
+    }
+
+    /**
+     * An attempt to connect failed; another follows after the backoff delay.
+     *
+     * @param reason for the log.
+     */
+    public void onConnectFailed(final String reason)
+    {
+        if (state != ConnectionState.CONNECTING)
+        {
+            return;
+        }
+        state = ConnectionState.DOWN;
+        reconnectAtNs = agent.nowNs() + backoff.nextDelayNs();
+        counters.connAttemptFailed.incrementOrdered();
+        LOG.debug("{} connect failed: {}", this, reason);
+    }
+
+    /**
+     * A live path failed (ERROR) or was closed by the peer; it is torn down, unacked messages are queued for
+     * retransmission and a reconnect is scheduled.
+     *
+     * @param failed the path that failed; ignored if it is no longer this connection's path.
+     * @param reason for the log.
+     */
+    public void onPathDown(final TransportPath failed, final String reason)
+    {
+        if (failed != path || path == null)
+        {
+            return;
+        }
+        state = ConnectionState.ERROR;
+        LOG.info("{} down: {}", this, reason);
+        disconnect();
+        counters.connReset.incrementOrdered();
+        reconnectWanted = transport.initiatesReconnect(this);
+        reconnectAtNs = agent.nowNs() + backoff.nextDelayNs();
+        agent.onPeerDown(this);
+    }
+
+    /** Drops the path if any, as an administrative close (for tests and shutdown): UP to DOWN. */
+    void drop(final String reason)
+    {
+        if (path != null)
+        {
+            onPathDown(path, reason);
+        }
+    }
+
+    private void disconnect()
+    {
+        state = ConnectionState.DISCONNECTING;
+        final TransportPath old = path;
+        path = null;
+        old.close();
+        requeueForRetransmission();
+        state = ConnectionState.DOWN;
+    }
+
+    private void requeueForRetransmission()
+    {
+        final int resent = queue.sentCount() + (inProgress == DATA ? 1 : 0);
+        queue.removeIf((index, message) -> message.cancelled, agent::releaseMessage);
+        for (int i = 0; i < queue.size(); i++)
+        {
+            final Message message = queue.get(i);
+            if (i < resent && (message.flags & RdsHeader.FLAG_RETRANSMITTED) == 0)
+            {
+                message.flags |= RdsHeader.FLAG_RETRANSMITTED;
+            }
+            if (i < resent)
+            {
+                counters.sendRetransmitted.incrementOrdered();
+            }
+            message.stamped = false;
+            message.rewind();
+        }
+        queue.markAllUnsent();
+        inProgress = NONE;
+        congFrame.limit(0);
+        ackFrame.limit(0);
+    }
+
+    /**
+     * Agent duty: connects when due, transmits when up.
+     *
+     * @return work done.
+     */
+    int doWork(final long nowNs)
+    {
+        final ConnectionState current = state;
+        if (current == ConnectionState.UP)
+        {
+            return hasOutput(nowNs) ? path.transmit() : 0;
+        }
+        if (current == ConnectionState.DOWN && nowNs >= reconnectAtNs && (reconnectWanted || queue.size() > 0))
+        {
+            state = ConnectionState.CONNECTING;
+            transport.connect(this);
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Closes the path and frees every queued message; the stack is closing. */
+    void close()
+    {
+        if (path != null)
+        {
+            path.close();
+            path = null;
+        }
+        state = ConnectionState.DOWN;
+        Message message;
+        while ((message = queue.pollHead()) != null)
+        {
+            agent.releaseSent(message);
+        }
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    /** Appends a message to the send queue with the next sequence number. */
+    void enqueue(final Message message)
+    {
+        message.sequence = nextTxSequence++;
+        message.rewind();
+        queue.add(message);
+    }
+
+    /**
+     * Removes a socket's unacked messages, to one port or all. A message a transport is part way through
+     * writing is marked cancelled instead: it completes, but is never retransmitted.
+     *
+     * @param socket the owner.
+     * @param dport  the destination port, or -1 for every port.
+     * @return how many messages were dropped.
+     */
+    int cancel(final RdsSocketImpl socket, final int dport)
+    {
+        final int writing = inProgress == DATA ? queue.sentCount() : -1;
+        int dropped = 0;
+        if (writing >= 0)
+        {
+            final Message message = queue.get(writing);
+            if (message.socket == socket && (dport < 0 || message.dport == dport) && !message.cancelled)
+            {
+                message.cancelled = true;
+                agent.releaseBytes(message);
+                dropped++;
+            }
+        }
+        dropped += queue.removeIf(
+            (index, message) -> index != writing && message.socket == socket && (dport < 0 || message.dport == dport),
+            agent::releaseSent);
+        return dropped;
+    }
+
+    private boolean hasOutput(final long nowNs)
+    {
+        return inProgress != NONE || congVersionSent != local.congestionMap.version() || queue.hasUnsent() ||
+            isAckDue(nowNs);
+    }
+
+    private long ackValue()
+    {
+        return nextRxSequence == 0 ? 0 : nextRxSequence - 1;
+    }
+
+    private boolean isAckDue(final long nowNs)
+    {
+        return lastAckSent < ackValue() && (ackUrgent || nowNs >= ackDeadlineNs);
+    }
+
+    /**
+     * Gives a transport the frames to send next, in order: the frame it was part way through, the congestion
+     * map if it changed (always first on a new connection), data frames, and an ack-only frame when an ack is
+     * due and no data frame carries it. Frames are positioned from their first unsent byte.
+     *
+     * @param frames where to put them.
+     * @param max    most frames to give.
+     * @return the number of frames put in {@code frames}, from index 0.
+     */
+    public int fillTransmit(final ByteBuffer[] frames, final int max)
+    {
+        int count = 0;
+        int nextData = queue.sentCount();
+        boolean dataGiven = false;
+        switch (inProgress)
+        {
+            case CONG: frames[count++] = congFrame; break;
+            case ACK: frames[count++] = ackFrame; break;
+            case DATA: frames[count++] = queue.get(nextData++).frame; dataGiven = true; break;
+            default: break;
+        }
+        if (count < max && inProgress != CONG && congVersionSent != local.congestionMap.version())
+        {
+            congVersionFilled = local.congestionMap.version();
+            RdsHeader.write(congBuffer, 0, 0, 0, CongestionMap.BYTES, 0, 0, RdsHeader.FLAG_CONG_BITMAP, 0);
+            stampChecksum(congBuffer);
+            local.congestionMap.copyTo(congBuffer, RdsHeader.LENGTH);
+            congFrame.limit(congFrame.capacity()).position(0);
+            frames[count++] = congFrame;
+            counters.congUpdateQueued.incrementOrdered();
+        }
+        final long ack = ackValue();
+        while (count < max && nextData < queue.size())
+        {
+            frames[count++] = stampData(queue.get(nextData++), ack);
+            dataGiven = true;
+        }
+        if (count < max && !dataGiven && inProgress != ACK && isAckDue(agent.nowNs()))
+        {
+            ackFilled = ack;
+            RdsHeader.write(ackBuffer, 0, 0, ack, 0, 0, 0, 0, 0);
+            stampChecksum(ackBuffer);
+            ackFrame.limit(RdsHeader.LENGTH).position(0);
+            frames[count++] = ackFrame;
+        }
+        return count;
+    }
+
+    private ByteBuffer stampData(final Message message, final long ack)
+    {
+        if (!message.stamped)
+        {
+            message.stamped = true;
+            final boolean retransmission = (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0;
+            if (ackBudget.charge(message.payloadLength) || retransmission)
+            {
+                message.flags |= RdsHeader.FLAG_ACK_REQUIRED;
+            }
+            if ((message.flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
+            {
+                counters.sendAckRequired.incrementOrdered();
+            }
+        }
+        RdsHeader.write(message.buffer, 0, message.sequence, ack, message.payloadLength, message.sport,
+            message.dport, message.flags, 0);
+        stampChecksum(message.buffer);
+        return message.frame;
+    }
+
+    private void stampChecksum(final UnsafeBuffer header)
+    {
+        if (transport.checksumsHeaders())
+        {
+            RdsHeader.writeChecksum(header, 0);
+        }
+    }
+
+    /**
+     * Tells how far a write of frames from {@link #fillTransmit} went: frames with nothing remaining are done;
+     * the first with bytes remaining is resumed by the next fill.
+     *
+     * @param frames the array given to {@link #fillTransmit}.
+     * @param count  the count it returned.
+     * @return the number of frames completed.
+     */
+    public int onTransmitted(final ByteBuffer[] frames, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final ByteBuffer frame = frames[i];
+            frames[i] = null;
+            if (frame.hasRemaining())
+            {
+                inProgress = frame == congFrame ? CONG : frame == ackFrame ? ACK : DATA;
+                for (int j = i + 1; j < count; j++)
+                {
+                    frames[j] = null;
+                }
+                return i;
+            }
+            if (frame == congFrame)
+            {
+                congVersionSent = congVersionFilled;
+            }
+            else if (frame == ackFrame)
+            {
+                ackSent(ackFilled);
+                counters.sendAckOnly.incrementOrdered();
+            }
+            else
+            {
+                final Message message = queue.get(queue.sentCount());
+                queue.markSent();
+                ackSent(RdsHeader.ack(message.buffer, 0));
+                counters.sendTransmitted.incrementOrdered();
+            }
+        }
+        inProgress = NONE;
+        return count;
+    }
+
+    private void ackSent(final long ack)
+    {
+        if (ack >= lastAckSent)
+        {
+            lastAckSent = ack;
+            if (ack >= ackValue())
+            {
+                ackUrgent = false;
+                ackDeadlineNs = Long.MAX_VALUE;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- receiving
+
+    /**
+     * A transport received a complete frame that passed {@link RdsHeader#validate}.
+     *
+     * @param buffer holds the frame.
+     * @param offset of its header; the payload follows it.
+     */
+    public void onFrame(final DirectBuffer buffer, final int offset)
+    {
+        if (RdsHeader.isCongestionUpdate(buffer, offset))
+        {
+            counters.congUpdateReceived.incrementOrdered();
+            agent.onPeerCongestionMap(remote, peerMap, buffer, offset + RdsHeader.LENGTH);
+            return;
+        }
+        final long ack = RdsHeader.ack(buffer, offset);
+        if (ack != 0)
+        {
+            onAck(ack);
+        }
+        if (RdsHeader.isAckOnly(buffer, offset))
+        {
+            counters.recvAckOnly.incrementOrdered();
+            return;
+        }
+
+        final long sequence = RdsHeader.sequence(buffer, offset);
+        final int flags = RdsHeader.flags(buffer, offset);
+        if ((flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
+        {
+            counters.recvAckRequired.incrementOrdered();
+            ackUrgent = true;
+        }
+        else if (ackDeadlineNs == Long.MAX_VALUE)
+        {
+            ackDeadlineNs = agent.nowNs() + agent.ackDelayNs;
+        }
+        if (sequence < nextRxSequence && (flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
+        {
+            counters.recvDropOldSeq.incrementOrdered();
+            return;
+        }
+        nextRxSequence = sequence + 1;
+
+        final int sport = RdsHeader.sport(buffer, offset);
+        final int dport = RdsHeader.dport(buffer, offset);
+        if (dport == 0)
+        {
+            if (sport != 0)
+            {
+                counters.recvPing.incrementOrdered();
+                queuePong(sport);
+            }
+            return;
+        }
+        final RdsSocketImpl socket = local.sockets.get(dport);
+        if (socket == null)
+        {
+            counters.recvDropNoSock.incrementOrdered();
+            return;
+        }
+        agent.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH,
+            (int)RdsHeader.length(buffer, offset));
+    }
+
+    private void onAck(final long ack)
+    {
+        Message message;
+        while ((message = queue.pollAcked(ack)) != null)
+        {
+            counters.sendDropAcked.incrementOrdered();
+            if (message.cancelled)
+            {
+                agent.releaseMessage(message);
+            }
+            else
+            {
+                agent.releaseSent(message);
+            }
+        }
+    }
+
+    private void queuePong(final int pingPort)
+    {
+        final Message pong = agent.pool.acquire(0);
+        pong.sport = 0;
+        pong.dport = pingPort;
+        enqueue(pong);
+        counters.sendPong.incrementOrdered();
+    }
+
+    private InetSocketAddress senderAddress(final int sport)
+    {
+        InetSocketAddress address = senderAddresses.get(sport);
+        if (address == null)
+        {
+            address = new InetSocketAddress(remote, sport);
+            senderAddresses.put(sport, address);
+        }
+        return address;
+    }
+
+    /** Loopback: the peer delivered everything up to {@code sequence} at once, so it is acked at once. */
+    void onImmediateAck(final long sequence)
+    {
+        onAck(sequence);
+    }
+
+    /** Loopback: this side's received frames were acked implicitly, so no ack frame is due. */
+    void markAckedImplicitly()
+    {
+        ackSent(ackValue());
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Connection[" + local.address.getHostAddress() + "->" + remote.getHostAddress() + " " +
+            transport.name() + " " + state + "]";
+    }
+}

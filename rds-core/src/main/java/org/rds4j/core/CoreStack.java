@@ -1,0 +1,325 @@
+package org.rds4j.core;
+
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
+import org.rds4j.RdsException;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.TransportType;
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.spi.TransportContext;
+import org.rds4j.core.spi.TransportFactory;
+import org.rds4j.core.wire.CongestionMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+
+/**
+ * The rds4j stack: transports found with {@link ServiceLoader}, a loopback transport, local endpoints with
+ * their congestion maps, counters, and one {@link StackAgent} running on its own thread with the configured
+ * idle strategy.
+ * <p>
+ * Threads: the agent thread ({@code rds4j-agent-<name>}) does all connection and transport work; application
+ * threads send and receive through per-socket queues and send control commands through one command queue.
+ */
+public final class CoreStack implements RdsStack
+{
+    private static final Logger LOG = LoggerFactory.getLogger(CoreStack.class);
+
+    private final RdsStackConfig config;
+    private final StackCounters counters = new StackCounters();
+    private final MessagePool pool = new MessagePool();
+    private final ConcurrentHashMap<InetAddress, LocalEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps = new ConcurrentHashMap<>();
+    private final Set<RdsSocketImpl> sockets = ConcurrentHashMap.newKeySet();
+    private final List<Transport> transports;
+    private final StackAgent agent;
+    private final WakeableIdleStrategy idleStrategy;
+    private final AgentRunner runner;
+    private final Thread agentThread;
+    private volatile boolean closed;
+
+    private CoreStack(final RdsStackConfig config, final IdleStrategy idle)
+    {
+        this.config = config;
+        final TransportContext context = new Context();
+        final List<Transport> found = new ArrayList<>();
+        for (final TransportFactory factory : ServiceLoader.load(TransportFactory.class, CoreStack.class.getClassLoader()))
+        {
+            found.add(factory.create(context));
+        }
+        final LoopbackTransport loopback = new LoopbackTransport(context);
+        found.add(loopback);
+        this.transports = Collections.unmodifiableList(found);
+        this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps);
+        this.idleStrategy = new WakeableIdleStrategy(idle);
+        final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error on the agent thread", config.name(), throwable);
+        this.runner = new AgentRunner(idleStrategy, errorHandler, null, agent);
+        this.agentThread = AgentRunner.startOnThread(runner, runnable ->
+        {
+            final Thread thread = new Thread(runnable, agent.roleName());
+            thread.setDaemon(true);
+            return thread;
+        });
+        LOG.debug("{} started with transports {}", config.name(), transports.stream().map(Transport::name).toList());
+    }
+
+    /**
+     * Opens a stack with the configuration's idle strategy.
+     *
+     * @param config the configuration.
+     * @return a running stack.
+     */
+    public static CoreStack open(final RdsStackConfig config)
+    {
+        return open(config, IdleStrategies.parse(config.idleStrategy()));
+    }
+
+    /**
+     * Opens a stack whose agent idles with a given strategy (overriding {@link RdsStackConfig#idleStrategy()}).
+     *
+     * @param config       the configuration.
+     * @param idleStrategy how the agent waits when it has nothing to do; it should park rather than spin.
+     * @return a running stack.
+     */
+    public static CoreStack open(final RdsStackConfig config, final IdleStrategy idleStrategy)
+    {
+        return new CoreStack(config, idleStrategy);
+    }
+
+    @Override
+    public RdsSocket openSocket() throws IOException
+    {
+        if (closed)
+        {
+            throw new ClosedChannelException();
+        }
+        final RdsSocketImpl socket = new RdsSocketImpl(this);
+        sockets.add(socket);
+        return socket;
+    }
+
+    @Override
+    public RdsStackConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public Map<String, Long> counters()
+    {
+        return counters.snapshot();
+    }
+
+    @Override
+    public List<ConnectionInfo> connections()
+    {
+        return closed ? List.of() : call(StackAgent::connectionInfos);
+    }
+
+    /**
+     * Drops the transport path of every connection as a network failure would; they reconnect and
+     * retransmit. For fault-injection tests.
+     */
+    public void dropConnections()
+    {
+        call(stackAgent ->
+        {
+            stackAgent.dropConnections();
+            return null;
+        });
+    }
+
+    /**
+     * @param name a transport's {@link Transport#name()}.
+     * @return that transport of this stack, or null; for tests and tools.
+     */
+    public Transport transport(final String name)
+    {
+        for (final Transport transport : transports)
+        {
+            if (transport.name().equals(name))
+            {
+                return transport;
+            }
+        }
+        return null;
+    }
+
+    /** @return the live counters, for tools and tests; {@link #counters()} gives a snapshot. */
+    public StackCounters stackCounters()
+    {
+        return counters;
+    }
+
+    MessagePool pool()
+    {
+        return pool;
+    }
+
+    /** Picks the transport a socket binding {@code address} uses; {@code EADDRNOTAVAIL} if none can. */
+    Transport selectTransport(final TransportType type, final InetAddress address) throws RdsException
+    {
+        Transport tcp = null;
+        for (final Transport transport : transports)
+        {
+            if (transport.type() == null || !transport.canServe(address))
+            {
+                continue;
+            }
+            if (transport.type() == type || (type == TransportType.AUTO && transport.type() == TransportType.IB))
+            {
+                return transport;
+            }
+            if (transport.type() == TransportType.TCP)
+            {
+                tcp = transport;
+            }
+        }
+        if (type == TransportType.AUTO && tcp != null)
+        {
+            return tcp;
+        }
+        throw new RdsException(RdsResult.EADDRNOTAVAIL, "no " + type.name().toLowerCase() +
+            " transport can serve " + address.getHostAddress());
+    }
+
+    LocalEndpoint endpoint(final InetAddress address)
+    {
+        return endpoints.computeIfAbsent(address, a ->
+        {
+            final LocalEndpoint endpoint = new LocalEndpoint(a);
+            congestionMaps.put(a, endpoint.congestionMap);
+            return endpoint;
+        });
+    }
+
+    /** Any thread: the congestion map of a local or remote address, or null if none is known. */
+    CongestionMap congestionMap(final InetAddress address)
+    {
+        return congestionMaps.get(address);
+    }
+
+    void send(final StackCommand command)
+    {
+        agent.send(command);
+        wakeAgent();
+    }
+
+    /** Any thread: unparks the agent if it is idling, so that it sees new work at once. */
+    void wakeAgent()
+    {
+        if (idleStrategy.isIdling())
+        {
+            LockSupport.unpark(agentThread);
+        }
+    }
+
+    /** Runs a function on the agent thread and waits for its result. */
+    <T> T call(final Function<StackAgent, T> function)
+    {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        send(stackAgent ->
+        {
+            try
+            {
+                result.complete(function.apply(stackAgent));
+            }
+            catch (final RuntimeException ex)
+            {
+                result.completeExceptionally(ex);
+            }
+        });
+        while (true)
+        {
+            try
+            {
+                return result.get(100, TimeUnit.MILLISECONDS);
+            }
+            catch (final TimeoutException ex)
+            {
+                if (closed && !agentThread.isAlive())
+                {
+                    throw new IllegalStateException("stack " + config.name() + " is closed");
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the stack's agent", ex);
+            }
+            catch (final ExecutionException ex)
+            {
+                throw (RuntimeException)ex.getCause();
+            }
+        }
+    }
+
+    void onSocketClosed(final RdsSocketImpl socket)
+    {
+        sockets.remove(socket);
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        for (final RdsSocketImpl socket : sockets.toArray(new RdsSocketImpl[0]))
+        {
+            socket.close();
+        }
+        runner.close();
+        counters.close();
+        LOG.debug("{} closed", config.name());
+    }
+
+    @Override
+    public String toString()
+    {
+        return "CoreStack[" + config.name() + "]";
+    }
+
+    private final class Context implements TransportContext
+    {
+        @Override
+        public RdsStackConfig config()
+        {
+            return config;
+        }
+
+        @Override
+        public StackCounters counters()
+        {
+            return counters;
+        }
+
+        @Override
+        public Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
+        {
+            return agent.connection(local, remote, transport);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package org.rds4j.core;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.rds4j.RdsResult;
+import org.rds4j.core.wire.CongestionMap;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A local address of the stack: its congestion map, the ports bound on it, and its connections.
+ * <p>
+ * Port claims are made by application threads under this object's lock; the socket lookup table and the
+ * connection list belong to the agent.
+ */
+final class LocalEndpoint
+{
+    private static final int FIRST_EPHEMERAL = 2;
+    private static final int PORTS = 65536;
+
+    final InetAddress address;
+    final CongestionMap congestionMap = new CongestionMap();
+    private final BitSet claimedPorts = new BitSet(PORTS);
+
+    /** Agent only: bound sockets by port. */
+    final Int2ObjectHashMap<RdsSocketImpl> sockets = new Int2ObjectHashMap<>();
+    /** Agent only: connections from this address. */
+    final List<Connection> connections = new ArrayList<>();
+
+    LocalEndpoint(final InetAddress address)
+    {
+        this.address = address;
+    }
+
+    /**
+     * Claims a port for a socket.
+     *
+     * @param port 0 for any free port (never 0 or 1), else 2..65535.
+     * @return the port claimed, or {@link RdsResult#EADDRINUSE}.
+     */
+    synchronized int claim(final int port)
+    {
+        if (port != 0)
+        {
+            if (claimedPorts.get(port))
+            {
+                return RdsResult.EADDRINUSE;
+            }
+            claimedPorts.set(port);
+            return port;
+        }
+        final int span = PORTS - FIRST_EPHEMERAL;
+        final int start = ThreadLocalRandom.current().nextInt(span);
+        for (int i = 0; i < span; i++)
+        {
+            final int candidate = FIRST_EPHEMERAL + (start + i) % span;
+            if (!claimedPorts.get(candidate))
+            {
+                claimedPorts.set(candidate);
+                return candidate;
+            }
+        }
+        return RdsResult.EADDRINUSE;
+    }
+
+    synchronized void release(final int port)
+    {
+        claimedPorts.clear(port);
+    }
+}

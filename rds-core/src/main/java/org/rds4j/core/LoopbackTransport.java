@@ -1,0 +1,126 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rds4j.TransportType;
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.spi.TransportContext;
+import org.rds4j.core.spi.TransportPath;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * Carries frames between two addresses of the same stack without a network, as the kernel's
+ * {@code rds_loop_transport}: each frame is handed to the reverse connection at once and acked at once.
+ * Used automatically when a destination address belongs to this stack; sockets cannot select it.
+ */
+final class LoopbackTransport implements Transport
+{
+    private static final int FRAMES_PER_TRANSMIT = 64;
+
+    private final TransportContext context;
+    private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_TRANSMIT];
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+
+    LoopbackTransport(final TransportContext context)
+    {
+        this.context = context;
+    }
+
+    @Override
+    public String name()
+    {
+        return "loop";
+    }
+
+    /** @return null: not selectable by sockets. */
+    @Override
+    public TransportType type()
+    {
+        return null;
+    }
+
+    @Override
+    public boolean canServe(final InetAddress local)
+    {
+        return false;
+    }
+
+    @Override
+    public void addLocalAddress(final InetAddress local)
+    {
+    }
+
+    @Override
+    public boolean initiatesReconnect(final Connection connection)
+    {
+        return true;
+    }
+
+    @Override
+    public boolean checksumsHeaders()
+    {
+        return false;
+    }
+
+    @Override
+    public void connect(final Connection connection)
+    {
+        connection.onConnected(new LoopPath(connection));
+    }
+
+    @Override
+    public int doWork(final long nowNs)
+    {
+        return 0;
+    }
+
+    @Override
+    public void close()
+    {
+    }
+
+    private final class LoopPath implements TransportPath
+    {
+        private final Connection connection;
+        private Connection reverse;
+
+        LoopPath(final Connection connection)
+        {
+            this.connection = connection;
+        }
+
+        @Override
+        public int transmit()
+        {
+            if (reverse == null)
+            {
+                reverse = context.connection(connection.remoteAddress(), connection.localAddress(), LoopbackTransport.this);
+            }
+            final int count = connection.fillTransmit(frames, FRAMES_PER_TRANSMIT);
+            long lastSequence = 0;
+            for (int i = 0; i < count; i++)
+            {
+                final ByteBuffer frame = frames[i];
+                view.wrap(frame);
+                final int offset = frame.position();
+                lastSequence = Math.max(lastSequence, RdsHeader.sequence(view, offset));
+                reverse.onFrame(view, offset);
+                frame.position(frame.limit());
+            }
+            final int done = connection.onTransmitted(frames, count);
+            if (lastSequence != 0)
+            {
+                connection.onImmediateAck(lastSequence);
+                reverse.markAckedImplicitly();
+            }
+            return done;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * A pooled message: a direct buffer holding a header then the payload, and the bookkeeping of its trip.
+ * Outbound, it is owned by its socket's queue, then by a connection's {@link SendQueue} until acked or
+ * cancelled; inbound, by the receiving socket until the application has taken it.
+ */
+final class Message
+{
+    final int sizeClass;
+    /** Header at 0, payload at {@link RdsHeader#LENGTH}; position/limit frame what a transport writes. */
+    final ByteBuffer frame;
+    final UnsafeBuffer buffer;
+    private final ByteBuffer payloadView;
+
+    int payloadLength;
+    int sport;
+    int dport;
+    int flags;
+    long sequence;
+    /** Outbound: the sending socket, null for stack-generated messages (pongs). */
+    RdsSocketImpl socket;
+    /** Outbound: where it goes. */
+    InetSocketAddress destination;
+    /** Outbound: the ack-required decision was taken for this transmission. */
+    boolean stamped;
+    /** Outbound: cancelled while a transport was part way through writing it. */
+    boolean cancelled;
+    /** Inbound: where it came from. */
+    InetSocketAddress sender;
+
+    Message(final int sizeClass, final int payloadCapacity)
+    {
+        this.sizeClass = sizeClass;
+        this.frame = ByteBuffer.allocateDirect(RdsHeader.LENGTH + payloadCapacity);
+        this.buffer = new UnsafeBuffer(frame);
+        this.payloadView = frame.asReadOnlyBuffer();
+    }
+
+    int payloadCapacity()
+    {
+        return frame.capacity() - RdsHeader.LENGTH;
+    }
+
+    /** @return the payload as a read-only buffer; valid until the message is released. */
+    ByteBuffer payload()
+    {
+        payloadView.limit(RdsHeader.LENGTH + payloadLength).position(RdsHeader.LENGTH);
+        return payloadView;
+    }
+
+    /** Frames header and payload for a transport to write from the start. */
+    void rewind()
+    {
+        frame.limit(RdsHeader.LENGTH + payloadLength).position(0);
+    }
+
+    void reset()
+    {
+        payloadLength = 0;
+        sport = 0;
+        dport = 0;
+        flags = 0;
+        sequence = 0;
+        socket = null;
+        destination = null;
+        stamped = false;
+        cancelled = false;
+        sender = null;
+    }
+}

@@ -1,0 +1,162 @@
+package org.rds4j.core;
+
+/**
+ * A connection's outbound messages in sequence order: first those fully sent and waiting for an ack (the
+ * retransmission list), then those not yet sent. Agent thread only; grows by doubling, never shrinks.
+ */
+final class SendQueue
+{
+    private Message[] ring = new Message[64];
+    private int mask = ring.length - 1;
+    private int head;
+    private int size;
+    private int sent;
+
+    int size()
+    {
+        return size;
+    }
+
+    /** @return how many messages at the head are fully sent and unacked. */
+    int sentCount()
+    {
+        return sent;
+    }
+
+    boolean hasUnsent()
+    {
+        return sent < size;
+    }
+
+    Message get(final int index)
+    {
+        return ring[(head + index) & mask];
+    }
+
+    void add(final Message message)
+    {
+        if (size == ring.length)
+        {
+            grow();
+        }
+        ring[(head + size) & mask] = message;
+        size++;
+    }
+
+    /** The message at index {@link #sentCount()} was fully sent. */
+    void markSent()
+    {
+        sent++;
+    }
+
+    /**
+     * Removes the head if it is sent and covered by a cumulative ack.
+     *
+     * @param ack the highest sequence the peer acknowledged.
+     * @return the removed message, or null.
+     */
+    Message pollAcked(final long ack)
+    {
+        if (sent == 0)
+        {
+            return null;
+        }
+        final Message message = ring[head];
+        if (message.sequence > ack)
+        {
+            return null;
+        }
+        ring[head] = null;
+        head = (head + 1) & mask;
+        size--;
+        sent--;
+        return message;
+    }
+
+    /** Removes and returns the head, sent or not; null when empty. */
+    Message pollHead()
+    {
+        if (size == 0)
+        {
+            return null;
+        }
+        final Message message = ring[head];
+        ring[head] = null;
+        head = (head + 1) & mask;
+        size--;
+        if (sent > 0)
+        {
+            sent--;
+        }
+        return message;
+    }
+
+    /** Every message becomes unsent again, for retransmission on the next connection. */
+    void markAllUnsent()
+    {
+        sent = 0;
+    }
+
+    /**
+     * Removes the messages a filter selects, keeping the order of the rest.
+     *
+     * @param filter  says which to remove.
+     * @param removed gets each removed message.
+     * @return how many were removed.
+     */
+    int removeIf(final Filter filter, final Removed removed)
+    {
+        int kept = 0;
+        int removedCount = 0;
+        int sentKept = 0;
+        for (int i = 0; i < size; i++)
+        {
+            final int slot = (head + i) & mask;
+            final Message message = ring[slot];
+            ring[slot] = null;
+            if (filter.test(i, message))
+            {
+                removedCount++;
+                removed.accept(message);
+            }
+            else
+            {
+                ring[(head + kept) & mask] = message;
+                kept++;
+                if (i < sent)
+                {
+                    sentKept++;
+                }
+            }
+        }
+        size = kept;
+        sent = sentKept;
+        return removedCount;
+    }
+
+    private void grow()
+    {
+        final Message[] bigger = new Message[ring.length * 2];
+        for (int i = 0; i < size; i++)
+        {
+            bigger[i] = ring[(head + i) & mask];
+        }
+        ring = bigger;
+        mask = bigger.length - 1;
+        head = 0;
+    }
+
+    /** Selects messages by position and content. */
+    @FunctionalInterface
+    interface Filter
+    {
+        boolean test(int index, Message message);
+    }
+
+    /** Receives removed messages. */
+    @FunctionalInterface
+    interface Removed
+    {
+        void accept(Message message);
+    }
+}

@@ -1,0 +1,388 @@
+package org.rds4j.core;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.wire.CongestionMap;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The stack's one background agent: executes commands, moves messages from sockets into connections,
+ * drives the transports' I/O and the connections' state machines, and keeps the congestion maps. Everything
+ * here runs on the agent thread unless a method says otherwise.
+ */
+final class StackAgent implements Agent
+{
+    private static final int MESSAGES_PER_SOCKET_PER_CYCLE = 256;
+
+    final RdsStackConfig config;
+    final StackCounters counters;
+    final MessagePool pool;
+    final long ackDelayNs;
+
+    private final String roleName;
+    private final MpscUnboundedArrayQueue<StackCommand> commands = new MpscUnboundedArrayQueue<>(256);
+    private final List<Transport> transports;
+    private final Transport loopback;
+    private final Map<InetAddress, LocalEndpoint> endpoints;
+    private final Map<InetAddress, CongestionMap> congestionMaps;
+    private final ArrayList<RdsSocketImpl> sockets = new ArrayList<>();
+    private final ArrayList<Connection> connections = new ArrayList<>();
+    private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
+    private final ArrayList<RdsSocketImpl> congestedSockets = new ArrayList<>();
+    private final CongestionMap.PortConsumer onPeerPortFreed = this::onPeerPortFreed;
+    private InetAddress updatingPeer;
+    private long nowNs = System.nanoTime();
+
+    private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
+    {
+    }
+
+    StackAgent(
+        final RdsStackConfig config,
+        final StackCounters counters,
+        final MessagePool pool,
+        final List<Transport> transports,
+        final Transport loopback,
+        final Map<InetAddress, LocalEndpoint> endpoints,
+        final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps)
+    {
+        this.config = config;
+        this.counters = counters;
+        this.pool = pool;
+        this.transports = transports;
+        this.loopback = loopback;
+        this.endpoints = endpoints;
+        this.congestionMaps = congestionMaps;
+        this.ackDelayNs = config.ackDelay().toNanos();
+        this.roleName = "rds4j-agent-" + config.name();
+    }
+
+    @Override
+    public String roleName()
+    {
+        return roleName;
+    }
+
+    /** @return the clock read at the start of this duty cycle. */
+    long nowNs()
+    {
+        return nowNs;
+    }
+
+    /** Any thread: queues a command for the agent. */
+    void send(final StackCommand command)
+    {
+        commands.offer(command);
+    }
+
+    @Override
+    public int doWork()
+    {
+        nowNs = System.nanoTime();
+        int work = commands.drain(this::execute, 64);
+        for (int i = 0, n = sockets.size(); i < n; i++)
+        {
+            work += drainSocket(sockets.get(i));
+        }
+        for (int i = 0, n = transports.size(); i < n; i++)
+        {
+            work += transports.get(i).doWork(nowNs);
+        }
+        for (int i = 0; i < connections.size(); i++)
+        {
+            work += connections.get(i).doWork(nowNs);
+        }
+        if (!congestedSockets.isEmpty())
+        {
+            work += releaseDrainedPorts();
+        }
+        return work;
+    }
+
+    private void execute(final StackCommand command)
+    {
+        command.execute(this);
+    }
+
+    @Override
+    public void onClose()
+    {
+        for (final Connection connection : connections)
+        {
+            connection.close();
+        }
+        for (final Transport transport : transports)
+        {
+            transport.close();
+        }
+        StackCommand command;
+        while ((command = commands.poll()) != null)
+        {
+            command.execute(this);
+        }
+        for (final RdsSocketImpl socket : new ArrayList<>(sockets))
+        {
+            unbind(socket);
+        }
+    }
+
+    // ---------------------------------------------------------------- sockets
+
+    void bind(final RdsSocketImpl socket)
+    {
+        sockets.add(socket);
+        socket.endpoint().sockets.put(socket.localAddress().getPort(), socket);
+    }
+
+    /** Removes a closed socket: drops its queued and unacked messages and what it had not received. */
+    void unbind(final RdsSocketImpl socket)
+    {
+        if (!sockets.remove(socket))
+        {
+            return;
+        }
+        final LocalEndpoint endpoint = socket.endpoint();
+        final int port = socket.localAddress().getPort();
+        drainSocket(socket);
+        for (final Connection connection : endpoint.connections)
+        {
+            counters.sendCancelled.getAndAdd(connection.cancel(socket, -1));
+        }
+        endpoint.sockets.remove(port, socket);
+        if (socket.congested)
+        {
+            socket.congested = false;
+            congestedSockets.remove(socket);
+            clearLocalCongestion(endpoint, port);
+        }
+        socket.releaseInbound();
+        endpoint.release(port);
+    }
+
+    /** Moves a socket's new messages into their connections' send queues. */
+    private int drainSocket(final RdsSocketImpl socket)
+    {
+        int moved = 0;
+        Message message;
+        while (moved < MESSAGES_PER_SOCKET_PER_CYCLE && (message = socket.outbound.relaxedPoll()) != null)
+        {
+            moved++;
+            if (!socket.isOpen())
+            {
+                releaseSent(message);
+                continue;
+            }
+            socket.connectionTo(message.destination.getAddress(), this).enqueue(message);
+            counters.sendQueued.incrementOrdered();
+        }
+        if (moved > 0)
+        {
+            socket.wakeSenders();
+        }
+        return moved;
+    }
+
+    int cancel(final RdsSocketImpl socket, final InetSocketAddress destination)
+    {
+        drainSocket(socket);
+        final Connection connection = existingConnection(socket, destination.getAddress());
+        final int dropped = connection == null ? 0 : connection.cancel(socket, destination.getPort());
+        counters.sendCancelled.getAndAdd(dropped);
+        return dropped;
+    }
+
+    /** Hands a received payload to a socket, marking its port congested when its receive buffer overflows. */
+    void deliver(
+        final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        final Message message = pool.acquire(length);
+        message.buffer.putBytes(org.rds4j.core.wire.RdsHeader.LENGTH, buffer, offset, length);
+        message.sender = sender;
+        final long queued = socket.enqueueInbound(message);
+        counters.recvDelivered.incrementOrdered();
+        if (queued > socket.receiveBufferBytes() && !socket.congested)
+        {
+            socket.congested = true;
+            congestedSockets.add(socket);
+            socket.endpoint().congestionMap.set(socket.localAddress().getPort());
+        }
+    }
+
+    private int releaseDrainedPorts()
+    {
+        int work = 0;
+        for (int i = congestedSockets.size() - 1; i >= 0; i--)
+        {
+            final RdsSocketImpl socket = congestedSockets.get(i);
+            if (socket.receiveQueuedBytes() < socket.receiveBufferBytes() / 2)
+            {
+                congestedSockets.remove(i);
+                socket.congested = false;
+                clearLocalCongestion(socket.endpoint(), socket.localAddress().getPort());
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void clearLocalCongestion(final LocalEndpoint endpoint, final int port)
+    {
+        if (endpoint.congestionMap.clear(port))
+        {
+            onPortFreed(endpoint.address, port);
+            wakeBlockedSenders();
+        }
+    }
+
+    /** Frees an acked or cancelled message's bytes from its socket's send buffer and recycles it. */
+    void releaseSent(final Message message)
+    {
+        releaseBytes(message);
+        releaseMessage(message);
+    }
+
+    void releaseBytes(final Message message)
+    {
+        final RdsSocketImpl socket = message.socket;
+        if (socket != null)
+        {
+            socket.releaseSendBytes(message.payloadLength);
+        }
+    }
+
+    void releaseMessage(final Message message)
+    {
+        pool.release(message);
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /**
+     * @return the connection from a socket's address to a remote node on the socket's transport (loopback when
+     *         the remote address is this stack's), created DOWN if new.
+     */
+    Connection connection(final LocalEndpoint endpoint, final InetAddress remote, final Transport socketTransport)
+    {
+        final Transport transport = endpoints.containsKey(remote) ? loopback : socketTransport;
+        final ConnectionKey key = new ConnectionKey(endpoint.address, remote, transport);
+        Connection connection = connectionsByKey.get(key);
+        if (connection == null)
+        {
+            final CongestionMap peerMap = congestionMaps.computeIfAbsent(remote, address -> new CongestionMap());
+            connection = new Connection(this, endpoint, remote, transport, peerMap);
+            connectionsByKey.put(key, connection);
+            connections.add(connection);
+            endpoint.connections.add(connection);
+        }
+        return connection;
+    }
+
+    /** For transports: the connection for an address pair, or null if no socket is bound to {@code local}. */
+    Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
+    {
+        final LocalEndpoint endpoint = endpoints.get(local);
+        return endpoint == null ? null : connection(endpoint, remote, transport);
+    }
+
+    private Connection existingConnection(final RdsSocketImpl socket, final InetAddress remote)
+    {
+        final Transport transport = endpoints.containsKey(remote) ? loopback : socket.transport();
+        return connectionsByKey.get(new ConnectionKey(socket.endpoint().address, remote, transport));
+    }
+
+    void onPeerUp(final Connection connection)
+    {
+        notifySockets(connection, Notification.Kind.PEER_UP);
+    }
+
+    void onPeerDown(final Connection connection)
+    {
+        notifySockets(connection, Notification.Kind.PEER_DOWN);
+    }
+
+    private void notifySockets(final Connection connection, final Notification.Kind kind)
+    {
+        if (connection.transport() == loopback)
+        {
+            return;
+        }
+        final InetSocketAddress peer = new InetSocketAddress(connection.remoteAddress(), 0);
+        for (final RdsSocketImpl socket : connection.local.sockets.values())
+        {
+            socket.notifyListener(new Notification(kind, peer));
+        }
+    }
+
+    /** Drops every connection's transport path, as if the network failed; they reconnect. For tests. */
+    void dropConnections()
+    {
+        for (int i = 0; i < connections.size(); i++)
+        {
+            connections.get(i).drop("dropped on request");
+        }
+    }
+
+    List<RdsStack.ConnectionInfo> connectionInfos()
+    {
+        final List<RdsStack.ConnectionInfo> infos = new ArrayList<>(connections.size());
+        for (final Connection c : connections)
+        {
+            infos.add(new RdsStack.ConnectionInfo(c.localAddress(), c.remoteAddress(), c.transport().name(),
+                c.state().name(), c.nextTxSequence(), c.nextRxSequence(), c.queuedMessages()));
+        }
+        return infos;
+    }
+
+    // ---------------------------------------------------------------- congestion
+
+    /** A peer sent its congestion map: store it, notify monitors of freed ports, wake blocked senders. */
+    void onPeerCongestionMap(
+        final InetAddress peer, final CongestionMap peerMap, final DirectBuffer buffer, final int offset)
+    {
+        updatingPeer = peer;
+        if (peerMap.replace(buffer, offset, onPeerPortFreed))
+        {
+            wakeBlockedSenders();
+        }
+        updatingPeer = null;
+    }
+
+    private void onPeerPortFreed(final int port)
+    {
+        onPortFreed(updatingPeer, port);
+    }
+
+    private void onPortFreed(final InetAddress address, final int port)
+    {
+        for (int i = 0, n = sockets.size(); i < n; i++)
+        {
+            sockets.get(i).onPortFreed(address, port);
+        }
+    }
+
+    private void wakeBlockedSenders()
+    {
+        for (int i = 0, n = sockets.size(); i < n; i++)
+        {
+            sockets.get(i).wakeSenders();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return roleName + "{sockets=" + sockets.size() + ", connections=" + connections.size() + "}";
+    }
+}

@@ -1,0 +1,112 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The stack's counters, agrona {@link AtomicCounter}s named after the kernel's RDS statistics. Counters
+ * the agent alone updates are incremented with ordered (non-atomic) writes; the few that application
+ * threads update use atomic increments.
+ */
+public final class StackCounters implements AutoCloseable
+{
+    private static final int MAX_COUNTERS = 64;
+
+    private final CountersManager manager;
+
+    /** Messages moved from sockets into connection send queues. */
+    public final AtomicCounter sendQueued;
+    /** Data frames fully handed to a transport (first sends and retransmissions). */
+    public final AtomicCounter sendTransmitted;
+    /** Messages freed by an ack. */
+    public final AtomicCounter sendDropAcked;
+    /** Messages that carried ACK_REQUIRED. */
+    public final AtomicCounter sendAckRequired;
+    /** Messages put back for retransmission after a connection dropped. */
+    public final AtomicCounter sendRetransmitted;
+    /** Messages dropped by cancelSentTo or socket close. */
+    public final AtomicCounter sendCancelled;
+    /** Non-blocking sends refused with EAGAIN. Application threads. */
+    public final AtomicCounter sendQueueFull;
+    /** Sends refused or delayed by a congested destination. Application threads. */
+    public final AtomicCounter sendCongBlocked;
+    /** Pongs sent in answer to pings. */
+    public final AtomicCounter sendPong;
+    /** Ack-only frames sent. */
+    public final AtomicCounter sendAckOnly;
+    /** Messages delivered to a socket. */
+    public final AtomicCounter recvDelivered;
+    /** Retransmitted messages dropped as already received. */
+    public final AtomicCounter recvDropOldSeq;
+    /** Messages to a port with no socket (still acked). */
+    public final AtomicCounter recvDropNoSock;
+    /** Pings received. */
+    public final AtomicCounter recvPing;
+    /** Messages received with ACK_REQUIRED. */
+    public final AtomicCounter recvAckRequired;
+    /** Ack-only frames received. */
+    public final AtomicCounter recvAckOnly;
+    /** Congestion map updates queued to peers. */
+    public final AtomicCounter congUpdateQueued;
+    /** Congestion map updates received. */
+    public final AtomicCounter congUpdateReceived;
+    /** Connections that came up. */
+    public final AtomicCounter connUp;
+    /** Connections that went down after being up. */
+    public final AtomicCounter connReset;
+    /** Connection attempts that failed. */
+    public final AtomicCounter connAttemptFailed;
+    /** Connections dropped for a frame that failed validation. */
+    public final AtomicCounter connBadFrame;
+    /** Transport connections refused (a duplicate, or from a node that must be connected to instead). */
+    public final AtomicCounter connRefused;
+
+    public StackCounters()
+    {
+        manager = new CountersManager(
+            new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersManager.METADATA_LENGTH)),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersManager.COUNTER_LENGTH)));
+        sendQueued = manager.newCounter("send_queued");
+        sendTransmitted = manager.newCounter("send_transmitted");
+        sendDropAcked = manager.newCounter("send_drop_acked");
+        sendAckRequired = manager.newCounter("send_ack_required");
+        sendRetransmitted = manager.newCounter("send_retransmitted");
+        sendCancelled = manager.newCounter("send_cancelled");
+        sendQueueFull = manager.newCounter("send_queue_full");
+        sendCongBlocked = manager.newCounter("send_cong_blocked");
+        sendPong = manager.newCounter("send_pong");
+        sendAckOnly = manager.newCounter("send_ack_only");
+        recvDelivered = manager.newCounter("recv_delivered");
+        recvDropOldSeq = manager.newCounter("recv_drop_old_seq");
+        recvDropNoSock = manager.newCounter("recv_drop_no_sock");
+        recvPing = manager.newCounter("recv_ping");
+        recvAckRequired = manager.newCounter("recv_ack_required");
+        recvAckOnly = manager.newCounter("recv_ack_only");
+        congUpdateQueued = manager.newCounter("cong_update_queued");
+        congUpdateReceived = manager.newCounter("cong_update_received");
+        connUp = manager.newCounter("conn_up");
+        connReset = manager.newCounter("conn_reset");
+        connAttemptFailed = manager.newCounter("conn_attempt_failed");
+        connBadFrame = manager.newCounter("conn_bad_frame");
+        connRefused = manager.newCounter("conn_refused");
+    }
+
+    /** @return every counter by name, in registration order. */
+    public Map<String, Long> snapshot()
+    {
+        final Map<String, Long> values = new LinkedHashMap<>();
+        manager.forEach((counterId, label) -> values.put(label, manager.getCounterValue(counterId)));
+        return values;
+    }
+
+    @Override
+    public void close()
+    {
+        // counters live in plain direct memory reclaimed with this object; nothing to unmap yet
+    }
+}

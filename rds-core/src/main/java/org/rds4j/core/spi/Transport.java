@@ -1,0 +1,71 @@
+package org.rds4j.core.spi;
+
+import org.rds4j.RdsException;
+import org.rds4j.TransportType;
+import org.rds4j.core.Connection;
+
+import java.net.InetAddress;
+
+/**
+ * A way to carry RDS frames between two nodes, as the kernel's {@code struct rds_transport}. The generic
+ * layer owns connections, sequencing, acks and congestion; a transport only moves frames and reports
+ * connection events.
+ * <p>
+ * Threading: {@link #addLocalAddress} is called on application threads (at bind) and must be thread safe;
+ * every other method is called on the stack's agent thread only.
+ */
+public interface Transport extends AutoCloseable
+{
+    /** @return short name used in logs and connection listings, e.g. {@code tcp}. */
+    String name();
+
+    /** @return the type a socket asks for with {@link org.rds4j.RdsOptions#RDS_TRANSPORT}; null for one sockets cannot choose (loopback). */
+    TransportType type();
+
+    /**
+     * @param local a local address.
+     * @return true if this transport can serve it (the kernel's {@code laddr_check}); used to pick a
+     *         transport for {@link TransportType#AUTO}. Must not have side effects.
+     */
+    boolean canServe(InetAddress local);
+
+    /**
+     * Prepares to serve a local address (for TCP: listen on it). Idempotent. Called at bind.
+     *
+     * @param local the address a socket binds.
+     * @throws RdsException {@code EADDRNOTAVAIL} if the address cannot be served, {@code EADDRINUSE} if a
+     *                      resource it needs (a listening port) is taken.
+     */
+    void addLocalAddress(InetAddress local) throws RdsException;
+
+    /**
+     * @param connection a connection of this transport that went down.
+     * @return true if this side re-establishes it on its own; false if the peer does (TCP: the node with
+     *         the lower address connects, so the higher one waits unless it has data to send).
+     */
+    boolean initiatesReconnect(Connection connection);
+
+    /** @return true if every header this transport sends carries a checksum. */
+    boolean checksumsHeaders();
+
+    /**
+     * Starts establishing a connection; must not block. Later the transport calls
+     * {@link Connection#onConnected(TransportPath)} or {@link Connection#onConnectFailed(String)}.
+     *
+     * @param connection in state CONNECTING.
+     */
+    void connect(Connection connection);
+
+    /**
+     * Does pending I/O: accepts, connect completions, reads (handing frames to
+     * {@link Connection#onFrame}), writes that were waiting for room.
+     *
+     * @param nowNs the agent's clock, {@link System#nanoTime()}.
+     * @return the amount of work done, 0 if none.
+     */
+    int doWork(long nowNs);
+
+    /** Closes listeners and every path. */
+    @Override
+    void close();
+}

@@ -1,0 +1,29 @@
+package org.rds4j.core.spi;
+
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.Connection;
+import org.rds4j.core.StackCounters;
+
+import java.net.InetAddress;
+
+/**
+ * What a transport may use of its stack. Agent thread only, except {@link #config()} and {@link #counters()}.
+ */
+public interface TransportContext
+{
+    /** @return the stack's configuration. */
+    RdsStackConfig config();
+
+    /** @return the stack's counters. */
+    StackCounters counters();
+
+    /**
+     * Finds or creates the connection for a node pair on a transport, e.g. for an accepted TCP connection.
+     *
+     * @param local     a local address the transport serves.
+     * @param remote    the peer's address.
+     * @param transport the transport asking.
+     * @return the connection, or null if no socket of this stack is bound to {@code local}.
+     */
+    Connection connection(InetAddress local, InetAddress remote, Transport transport);
+}

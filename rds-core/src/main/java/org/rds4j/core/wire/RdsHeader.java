@@ -1,0 +1,228 @@
+package org.rds4j.core.wire;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteOrder;
+
+/**
+ * The Linux {@code struct rds_header}: 48 bytes, big-endian, read and written in place in a buffer.
+ * <pre>
+ *   0 sequence u64 | 8 ack u64 | 16 len u32 | 20 sport u16 | 22 dport u16 | 24 flags u8 | 25 credit u8
+ *  26 padding (4) | 30 checksum u16 | 32 extension headers (16)
+ * </pre>
+ * Stateless: every method takes the buffer and the offset of the header's first byte.
+ */
+public final class RdsHeader
+{
+    /** Bytes in a header. */
+    public static final int LENGTH = 48;
+    /** Largest payload of a message: 1 MiB. */
+    public static final int MAX_PAYLOAD = 1 << 20;
+
+    public static final int SEQUENCE_OFFSET = 0;
+    public static final int ACK_OFFSET = 8;
+    public static final int LEN_OFFSET = 16;
+    public static final int SPORT_OFFSET = 20;
+    public static final int DPORT_OFFSET = 22;
+    public static final int FLAGS_OFFSET = 24;
+    public static final int CREDIT_OFFSET = 25;
+    public static final int PADDING_OFFSET = 26;
+    public static final int CHECKSUM_OFFSET = 30;
+    public static final int EXTENSION_OFFSET = 32;
+    public static final int EXTENSION_LENGTH = 16;
+
+    /** The payload is the sender's congestion map. */
+    public static final int FLAG_CONG_BITMAP = 0x01;
+    /** The sender asks for an ack soon. */
+    public static final int FLAG_ACK_REQUIRED = 0x02;
+    /** The message was sent before, on an earlier connection. */
+    public static final int FLAG_RETRANSMITTED = 0x04;
+
+    /** {@link #validate} result: the header is acceptable. */
+    public static final int VALID = 0;
+    /** {@link #validate} result: {@code len} exceeds {@link #MAX_PAYLOAD}. */
+    public static final int BAD_LENGTH = 1;
+    /** {@link #validate} result: a congestion update that is not exactly flags 0x01, ports 0, len 8192. */
+    public static final int BAD_CONGESTION_UPDATE = 2;
+    /** {@link #validate} result: a non-zero checksum that does not verify. */
+    public static final int BAD_CHECKSUM = 3;
+
+    private static final ByteOrder BE = ByteOrder.BIG_ENDIAN;
+
+    private RdsHeader()
+    {
+    }
+
+    /**
+     * Writes a whole header: the given fields, zero padding, zero checksum, no extension headers.
+     *
+     * @param buffer   where.
+     * @param offset   first byte of the header.
+     * @param sequence the message's sequence number, 0 for congestion updates and ack-only frames.
+     * @param ack      the cumulative ack, 0 for none.
+     * @param length   payload bytes.
+     * @param sport    source port.
+     * @param dport    destination port.
+     * @param flags    {@code FLAG_*} bits.
+     * @param credit   credits advertised (IB), 0..255.
+     */
+    public static void write(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final long sequence,
+        final long ack,
+        final int length,
+        final int sport,
+        final int dport,
+        final int flags,
+        final int credit)
+    {
+        buffer.putLong(offset + SEQUENCE_OFFSET, sequence, BE);
+        buffer.putLong(offset + ACK_OFFSET, ack, BE);
+        buffer.putInt(offset + LEN_OFFSET, length, BE);
+        buffer.putShort(offset + SPORT_OFFSET, (short)sport, BE);
+        buffer.putShort(offset + DPORT_OFFSET, (short)dport, BE);
+        buffer.putByte(offset + FLAGS_OFFSET, (byte)flags);
+        buffer.putByte(offset + CREDIT_OFFSET, (byte)credit);
+        buffer.putInt(offset + PADDING_OFFSET, 0);
+        buffer.putShort(offset + CHECKSUM_OFFSET, (short)0);
+        buffer.setMemory(offset + EXTENSION_OFFSET, EXTENSION_LENGTH, (byte)0);
+    }
+
+    public static long sequence(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + SEQUENCE_OFFSET, BE);
+    }
+
+    public static long ack(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + ACK_OFFSET, BE);
+    }
+
+    /** @return the payload length as an unsigned value, so a hostile 0xFFFFFFFF reads as 4 GiB, not -1. */
+    public static long length(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getInt(offset + LEN_OFFSET, BE) & 0xFFFF_FFFFL;
+    }
+
+    public static int sport(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getShort(offset + SPORT_OFFSET, BE) & 0xFFFF;
+    }
+
+    public static int dport(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getShort(offset + DPORT_OFFSET, BE) & 0xFFFF;
+    }
+
+    public static int flags(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getByte(offset + FLAGS_OFFSET) & 0xFF;
+    }
+
+    public static int credit(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getByte(offset + CREDIT_OFFSET) & 0xFF;
+    }
+
+    public static int checksumField(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getShort(offset + CHECKSUM_OFFSET, BE) & 0xFFFF;
+    }
+
+    public static void putAck(final MutableDirectBuffer buffer, final int offset, final long ack)
+    {
+        buffer.putLong(offset + ACK_OFFSET, ack, BE);
+    }
+
+    public static void putFlags(final MutableDirectBuffer buffer, final int offset, final int flags)
+    {
+        buffer.putByte(offset + FLAGS_OFFSET, (byte)flags);
+    }
+
+    /**
+     * Computes the Internet checksum (RFC 1071) over the 48 header bytes, the checksum field counted as 0.
+     *
+     * @return the value to store in the checksum field.
+     */
+    public static int computeChecksum(final DirectBuffer buffer, final int offset)
+    {
+        long sum = 0;
+        for (int i = 0; i < LENGTH; i += 8)
+        {
+            final long word = buffer.getLong(offset + i, BE);
+            sum += (word >>> 48) + ((word >>> 32) & 0xFFFF) + ((word >>> 16) & 0xFFFF) + (word & 0xFFFF);
+        }
+        sum -= checksumField(buffer, offset);
+        while ((sum >>> 16) != 0)
+        {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return (int)(~sum & 0xFFFF);
+    }
+
+    /** Computes the checksum and stores it in the header. */
+    public static void writeChecksum(final MutableDirectBuffer buffer, final int offset)
+    {
+        buffer.putShort(offset + CHECKSUM_OFFSET, (short)0);
+        buffer.putShort(offset + CHECKSUM_OFFSET, (short)computeChecksum(buffer, offset), BE);
+    }
+
+    /** @return true if the checksum field is 0 (not checksummed) or verifies. */
+    public static boolean isChecksumValid(final DirectBuffer buffer, final int offset)
+    {
+        final int stored = checksumField(buffer, offset);
+        return stored == 0 || stored == computeChecksum(buffer, offset);
+    }
+
+    /** @return true if the header announces a congestion map update (any CONG_BITMAP bit). */
+    public static boolean isCongestionUpdate(final DirectBuffer buffer, final int offset)
+    {
+        return (flags(buffer, offset) & FLAG_CONG_BITMAP) != 0;
+    }
+
+    /** @return true for an ack-only frame: sequence 0, ports 0, no payload, not a congestion update. */
+    public static boolean isAckOnly(final DirectBuffer buffer, final int offset)
+    {
+        return sequence(buffer, offset) == 0 && sport(buffer, offset) == 0 && dport(buffer, offset) == 0 &&
+            length(buffer, offset) == 0 && !isCongestionUpdate(buffer, offset);
+    }
+
+    /**
+     * Checks a received header before its payload is read, so a hostile length is never allocated.
+     *
+     * @return {@link #VALID} or one of {@link #BAD_LENGTH}, {@link #BAD_CONGESTION_UPDATE}, {@link #BAD_CHECKSUM}.
+     */
+    public static int validate(final DirectBuffer buffer, final int offset)
+    {
+        final long length = length(buffer, offset);
+        if (length > MAX_PAYLOAD)
+        {
+            return BAD_LENGTH;
+        }
+        if (isCongestionUpdate(buffer, offset) && (flags(buffer, offset) != FLAG_CONG_BITMAP ||
+            length != CongestionMap.BYTES || sport(buffer, offset) != 0 || dport(buffer, offset) != 0))
+        {
+            return BAD_CONGESTION_UPDATE;
+        }
+        if (!isChecksumValid(buffer, offset))
+        {
+            return BAD_CHECKSUM;
+        }
+        return VALID;
+    }
+
+    /** @return a description of a {@link #validate} result, for logs. */
+    public static String describeValidation(final int result)
+    {
+        switch (result)
+        {
+            case VALID: return "valid";
+            case BAD_LENGTH: return "length above 1 MiB";
+            case BAD_CONGESTION_UPDATE: return "malformed congestion update";
+            case BAD_CHECKSUM: return "bad header checksum";
+            default: return "unknown validation result " + result;
+        }
+    }
+}
