@@ -178,6 +178,19 @@ public final class Connection
         agent.onPeerDown(this);
     }
 
+    /**
+     * The peer asked to be connected to (a TCP poke from a higher address): connect now if down,
+     * skipping the backoff delay.
+     */
+    public void connectIfDown()
+    {
+        if (state == ConnectionState.DOWN)
+        {
+            reconnectWanted = true;
+            reconnectAtNs = agent.nowNs();
+        }
+    }
+
     /** Drops the path if any, as an administrative close (for tests and shutdown): UP to DOWN. */
     void drop(final String reason)
     {

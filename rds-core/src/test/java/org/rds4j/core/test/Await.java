@@ -1,0 +1,37 @@
+package org.rds4j.core.test;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/** Waits for conditions with a deadline, parking briefly between checks. Tests only. */
+public final class Await
+{
+    private Await()
+    {
+    }
+
+    /**
+     * @param timeout   how long to wait.
+     * @param condition what to wait for.
+     * @param what      supplies the failure message.
+     * @throws AssertionError if the condition is still false at the deadline.
+     */
+    public static void until(final Duration timeout, final BooleanSupplier condition, final Supplier<String> what)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    public static void until(final BooleanSupplier condition, final String what)
+    {
+        until(Duration.ofSeconds(20), condition, () -> what);
+    }
+}

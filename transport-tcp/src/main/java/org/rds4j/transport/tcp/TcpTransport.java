@@ -1,0 +1,496 @@
+package org.rds4j.transport.tcp;
+
+import jdk.net.ExtendedSocketOptions;
+import org.rds4j.RdsException;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.TransportType;
+import org.rds4j.core.Connection;
+import org.rds4j.core.ConnectionState;
+import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.spi.TransportContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+
+/**
+ * RDS over TCP. One TCP connection per node pair, set up by the kernel's rules: the node with the lower
+ * address connects; a connection from a higher address is closed unread and answered by connecting back;
+ * a higher node with data connects and closes at once ("pokes") to ask for that; a second connection while
+ * one is up is closed. Every bound local address gets a listener on the configured port (16385).
+ * <p>
+ * Unlike the kernel's {@code rds_tcp}, which counts bytes acked by TCP as delivered, rds4j sends RDS acks
+ * over TCP as over IB, so a message leaves the sender's retransmission list only once the peer's stack has
+ * it. Headers are not checksummed (TCP checks the bytes), as in the kernel.
+ * <p>
+ * Threading: {@link #addLocalAddress} and {@link #abortConnections} may be called from any thread; all I/O
+ * runs on the agent thread in {@link #doWork}, with a non-blocking {@link Selector}.
+ */
+public final class TcpTransport implements Transport
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
+    private static final int ACCEPT_BACKLOG = 128;
+
+    private final TransportContext context;
+    private final RdsStackConfig config;
+    private final StackCounters counters;
+    private final Selector selector;
+    private final Map<InetAddress, ServerSocketChannel> listeners = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final List<TcpPath> paths = new ArrayList<>();
+    private final List<ConnectAttempt> attempts = new ArrayList<>();
+    private final Consumer<SelectionKey> onSelected = this::onSelected;
+    private long nowNs;
+    private int selectedWork;
+
+    /** A connect in progress, or a poke waiting for the peer to connect back. */
+    private static final class ConnectAttempt
+    {
+        final Connection connection;
+        final SocketChannel channel;
+        final boolean poke;
+        final long deadlineNs;
+        boolean awaitingPeer;
+
+        ConnectAttempt(final Connection connection, final SocketChannel channel, final boolean poke, final long deadlineNs)
+        {
+            this.connection = connection;
+            this.channel = channel;
+            this.poke = poke;
+            this.deadlineNs = deadlineNs;
+        }
+    }
+
+    private static final class Listener
+    {
+        final ServerSocketChannel channel;
+        final InetAddress local;
+
+        Listener(final ServerSocketChannel channel, final InetAddress local)
+        {
+            this.channel = channel;
+            this.local = local;
+        }
+    }
+
+    TcpTransport(final TransportContext context)
+    {
+        this.context = context;
+        this.config = context.config();
+        this.counters = context.counters();
+        try
+        {
+            this.selector = Selector.open();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot open a selector", ex);
+        }
+    }
+
+    @Override
+    public String name()
+    {
+        return "tcp";
+    }
+
+    @Override
+    public TransportType type()
+    {
+        return TransportType.TCP;
+    }
+
+    @Override
+    public boolean canServe(final InetAddress local)
+    {
+        try
+        {
+            return local.isLoopbackAddress() || NetworkInterface.getByInetAddress(local) != null;
+        }
+        catch (final SocketException ex)
+        {
+            return false;
+        }
+    }
+
+    @Override
+    public void addLocalAddress(final InetAddress local) throws RdsException
+    {
+        if (listeners.containsKey(local))
+        {
+            return;
+        }
+        synchronized (listeners)
+        {
+            if (listeners.containsKey(local))
+            {
+                return;
+            }
+            final InetSocketAddress address = new InetSocketAddress(local, config.tcpPort());
+            ServerSocketChannel channel = null;
+            try
+            {
+                channel = ServerSocketChannel.open();
+                channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                channel.bind(address, ACCEPT_BACKLOG);
+                channel.configureBlocking(false);
+            }
+            catch (final BindException ex)
+            {
+                closeQuietly(channel);
+                final boolean inUse = String.valueOf(ex.getMessage()).contains("in use");
+                throw new RdsException(inUse ? RdsResult.EADDRINUSE : RdsResult.EADDRNOTAVAIL,
+                    "cannot listen on " + address + " for RDS over TCP: " + ex.getMessage());
+            }
+            catch (final IOException ex)
+            {
+                closeQuietly(channel);
+                throw new RdsException(RdsResult.EADDRNOTAVAIL, "cannot listen on " + address + ": " + ex);
+            }
+            listeners.put(local, channel);
+            final ServerSocketChannel listening = channel;
+            tasks.add(() -> register(listening, local));
+            LOG.debug("listening on {}", address);
+        }
+    }
+
+    private void register(final ServerSocketChannel channel, final InetAddress local)
+    {
+        try
+        {
+            channel.register(selector, SelectionKey.OP_ACCEPT, new Listener(channel, local));
+        }
+        catch (final IOException ex)
+        {
+            LOG.error("cannot register listener on {}", local, ex);
+        }
+    }
+
+    @Override
+    public boolean initiatesReconnect(final Connection connection)
+    {
+        return Addresses.compare(connection.localAddress(), connection.remoteAddress()) < 0;
+    }
+
+    @Override
+    public boolean checksumsHeaders()
+    {
+        return false;
+    }
+
+    /**
+     * Resets every TCP connection (RST) as a network fault would; the connections reconnect and retransmit.
+     * Thread safe; takes effect on the agent's next duty cycle.
+     */
+    public void abortConnections()
+    {
+        tasks.add(() ->
+        {
+            for (final TcpPath path : new ArrayList<>(paths))
+            {
+                path.abort();
+            }
+        });
+    }
+
+    @Override
+    public void connect(final Connection connection)
+    {
+        final InetAddress local = connection.localAddress();
+        final InetAddress remote = connection.remoteAddress();
+        final boolean poke = Addresses.compare(local, remote) > 0;
+        SocketChannel channel = null;
+        try
+        {
+            channel = SocketChannel.open();
+            channel.configureBlocking(false);
+            configure(channel);
+            channel.bind(new InetSocketAddress(local, 0));
+            final ConnectAttempt attempt = new ConnectAttempt(connection, channel, poke,
+                nowNs + config.connectTimeout().toNanos());
+            attempts.add(attempt);
+            if (channel.connect(new InetSocketAddress(remote, config.tcpPort())))
+            {
+                onConnectFinished(attempt, null);
+            }
+            else
+            {
+                channel.register(selector, SelectionKey.OP_CONNECT, attempt);
+            }
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            attempts.removeIf(a -> a.connection == connection);
+            connection.onConnectFailed(ex.toString());
+        }
+    }
+
+    private void configure(final SocketChannel channel) throws IOException
+    {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        try
+        {
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int)config.keepAliveIdle().toSeconds());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, (int)config.keepAliveInterval().toSeconds());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, config.keepAliveCount());
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            LOG.debug("TCP keepalive tuning not supported here; the system's defaults apply");
+        }
+    }
+
+    private void onConnectFinished(final ConnectAttempt attempt, final SelectionKey key) throws IOException
+    {
+        if (attempt.poke)
+        {
+            // the lower node answers a connection from us by connecting back
+            if (key != null)
+            {
+                key.cancel();
+            }
+            closeQuietly(attempt.channel);
+            attempt.awaitingPeer = true;
+            return;
+        }
+        attempts.remove(attempt);
+        final TcpPath path = new TcpPath(attempt.connection, attempt.channel, counters);
+        path.attach(key != null ? key : attempt.channel.register(selector, SelectionKey.OP_READ));
+        paths.add(path);
+        attempt.connection.onConnected(path);
+    }
+
+    @Override
+    public int doWork(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        int work = 0;
+        Runnable task;
+        while ((task = tasks.poll()) != null)
+        {
+            task.run();
+            work++;
+        }
+        selectedWork = 0;
+        try
+        {
+            selector.selectNow(onSelected);
+        }
+        catch (final IOException ex)
+        {
+            LOG.error("select failed", ex);
+        }
+        work += selectedWork;
+        if (!attempts.isEmpty())
+        {
+            work += expireAttempts(nowNs);
+        }
+        if (!paths.isEmpty())
+        {
+            paths.removeIf(TcpPath::isClosed);
+        }
+        return work;
+    }
+
+    private void onSelected(final SelectionKey key)
+    {
+        final Object attachment = key.attachment();
+        if (!key.isValid())
+        {
+            return;
+        }
+        if (attachment instanceof TcpPath)
+        {
+            final TcpPath path = (TcpPath)attachment;
+            if (key.isWritable())
+            {
+                selectedWork += path.onWritable();
+            }
+            if (key.isValid() && key.isReadable())
+            {
+                selectedWork += path.onReadable();
+            }
+        }
+        else if (attachment instanceof ConnectAttempt)
+        {
+            finishConnect((ConnectAttempt)attachment, key);
+            selectedWork++;
+        }
+        else if (attachment instanceof Listener)
+        {
+            selectedWork += accept((Listener)attachment);
+        }
+    }
+
+    private void finishConnect(final ConnectAttempt attempt, final SelectionKey key)
+    {
+        try
+        {
+            if (attempt.channel.finishConnect())
+            {
+                onConnectFinished(attempt, key);
+            }
+        }
+        catch (final IOException ex)
+        {
+            key.cancel();
+            closeQuietly(attempt.channel);
+            attempts.remove(attempt);
+            attempt.connection.onConnectFailed(ex.toString());
+        }
+    }
+
+    private int expireAttempts(final long nowNs)
+    {
+        int expired = 0;
+        for (int i = attempts.size() - 1; i >= 0; i--)
+        {
+            final ConnectAttempt attempt = attempts.get(i);
+            if (attempt.connection.state() != ConnectionState.CONNECTING)
+            {
+                attempts.remove(i);
+            }
+            else if (nowNs - attempt.deadlineNs >= 0)
+            {
+                attempts.remove(i);
+                closeQuietly(attempt.channel);
+                attempt.connection.onConnectFailed(attempt.awaitingPeer ? "peer did not connect back" : "connect timed out");
+                expired++;
+            }
+        }
+        return expired;
+    }
+
+    private int accept(final Listener listener)
+    {
+        int accepted = 0;
+        while (true)
+        {
+            final SocketChannel channel;
+            try
+            {
+                channel = listener.channel.accept();
+            }
+            catch (final IOException ex)
+            {
+                LOG.warn("accept on {} failed: {}", listener.local, ex.toString());
+                return accepted;
+            }
+            if (channel == null)
+            {
+                return accepted;
+            }
+            accepted++;
+            onAccepted(listener.local, channel);
+        }
+    }
+
+    private void onAccepted(final InetAddress local, final SocketChannel channel)
+    {
+        final InetAddress remote;
+        try
+        {
+            remote = ((InetSocketAddress)channel.getRemoteAddress()).getAddress();
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            return;
+        }
+        final int order = Addresses.compare(remote, local);
+        final Connection connection = order == 0 ? null : context.connection(local, remote, this);
+        if (connection == null)
+        {
+            counters.connRefused.incrementOrdered();
+            closeQuietly(channel);
+            return;
+        }
+        if (order > 0)
+        {
+            // a higher node asks us to connect: close unread, then connect back
+            counters.connRefused.incrementOrdered();
+            closeQuietly(channel);
+            connection.connectIfDown();
+            return;
+        }
+        if (connection.state() == ConnectionState.UP)
+        {
+            counters.connRefused.incrementOrdered();
+            closeQuietly(channel);
+            return;
+        }
+        try
+        {
+            channel.configureBlocking(false);
+            configure(channel);
+            final TcpPath path = new TcpPath(connection, channel, counters);
+            path.attach(channel.register(selector, SelectionKey.OP_READ));
+            paths.add(path);
+            attempts.removeIf(a -> a.connection == connection);
+            connection.onConnected(path);
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            LOG.debug("accepted connection from {} failed: {}", remote, ex.toString());
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        for (final TcpPath path : paths)
+        {
+            path.close();
+        }
+        paths.clear();
+        for (final ConnectAttempt attempt : attempts)
+        {
+            closeQuietly(attempt.channel);
+        }
+        attempts.clear();
+        for (final ServerSocketChannel listener : listeners.values())
+        {
+            closeQuietly(listener);
+        }
+        listeners.clear();
+        closeQuietly(selector);
+    }
+
+    static void closeQuietly(final Closeable closeable)
+    {
+        if (closeable == null)
+        {
+            return;
+        }
+        try
+        {
+            closeable.close();
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("close failed", ex);
+        }
+    }
+}

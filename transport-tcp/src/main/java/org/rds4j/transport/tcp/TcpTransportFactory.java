@@ -1,0 +1,15 @@
+package org.rds4j.transport.tcp;
+
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.spi.TransportContext;
+import org.rds4j.core.spi.TransportFactory;
+
+/** Registers {@link TcpTransport} with every stack. */
+public final class TcpTransportFactory implements TransportFactory
+{
+    @Override
+    public Transport create(final TransportContext context)
+    {
+        return new TcpTransport(context);
+    }
+}
