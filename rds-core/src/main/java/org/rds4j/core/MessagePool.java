@@ -4,14 +4,15 @@ import org.jctools.queues.MpmcArrayQueue;
 
 /**
  * Pools {@link Message}s in size classes (256 B, 1 KiB, ... 1 MiB, by factors of 4) so that the steady
- * state allocates nothing. Any thread may acquire and release. A class keeps at most about 32 MiB of free
+ * state allocates nothing. Any thread may acquire and release. A class keeps at most about 64 MiB (and at
+ * most 65536) of free messages, enough for a 1 MiB send buffer and a 1 MiB receive buffer of the smallest
  * messages; a release beyond that leaves the message to the garbage collector.
  */
 final class MessagePool
 {
     private static final int MIN_SHIFT = 8;
     static final int CLASSES = 7;
-    private static final long RETAINED_BYTES_PER_CLASS = 32L << 20;
+    private static final long RETAINED_BYTES_PER_CLASS = 64L << 20;
 
     private final MpmcArrayQueue<Message>[] free;
 
@@ -21,7 +22,7 @@ final class MessagePool
         free = new MpmcArrayQueue[CLASSES];
         for (int c = 0; c < CLASSES; c++)
         {
-            final int capacity = (int)Math.max(8, Math.min(16384, RETAINED_BYTES_PER_CLASS / capacityOf(c)));
+            final int capacity = (int)Math.max(64, Math.min(65536, RETAINED_BYTES_PER_CLASS / capacityOf(c)));
             free[c] = new MpmcArrayQueue<>(capacity);
         }
     }

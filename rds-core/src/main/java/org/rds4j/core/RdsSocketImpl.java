@@ -1,7 +1,7 @@
 package org.rds4j.core;
 
 import org.jctools.queues.MpscArrayQueue;
-import org.jctools.queues.SpscUnboundedArrayQueue;
+import org.jctools.queues.MpscUnboundedXaddArrayQueue;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The stack's implementation of {@link RdsSocket}. Application threads copy messages into pooled buffers
@@ -44,10 +45,14 @@ final class RdsSocketImpl implements RdsSocket
 
     /** Application threads to agent: messages to send. */
     final MpscArrayQueue<Message> outbound;
-    /** Agent to application threads (consumed under {@link #receiveLock}): messages received. */
-    private final SpscUnboundedArrayQueue<Message> inbound = new SpscUnboundedArrayQueue<>(1024);
+    /**
+     * Agent to application threads (consumed under {@code receiveLock}): messages received. Unbounded because
+     * congestion is advisory and a peer may overrun the receive buffer; the xadd queue recycles its chunks,
+     * so a lagging receiver costs no allocation in steady state.
+     */
+    private final MpscUnboundedXaddArrayQueue<Message> inbound = new MpscUnboundedXaddArrayQueue<>(1024, 16);
     private final ConcurrentLinkedQueue<Notification> notifications = new ConcurrentLinkedQueue<>();
-    private final Object receiveLock = new Object();
+    private final ReentrantLock receiveLock = new ReentrantLock();
     private final AtomicLong sendQueued = new AtomicLong();
     private final AtomicLong receiveQueued = new AtomicLong();
     private final Waiters sendWaiters = new Waiters();
@@ -290,7 +295,8 @@ final class RdsSocketImpl implements RdsSocket
     {
         Objects.requireNonNull(dst, "dst");
         ensureReceivable();
-        synchronized (receiveLock)
+        receiveLock.lock();
+        try
         {
             Message message = nextInbound();
             if (message == null && blocking)
@@ -306,6 +312,10 @@ final class RdsSocketImpl implements RdsSocket
             final InetSocketAddress sender = message.sender;
             consumed(message);
             return sender;
+        }
+        finally
+        {
+            receiveLock.unlock();
         }
     }
 
@@ -342,7 +352,8 @@ final class RdsSocketImpl implements RdsSocket
             throw new IllegalArgumentException("limit must be positive: " + limit);
         }
         ensureReceivable();
-        synchronized (receiveLock)
+        receiveLock.lock();
+        try
         {
             int delivered = 0;
             Message message;
@@ -359,6 +370,10 @@ final class RdsSocketImpl implements RdsSocket
                 }
             }
             return delivered;
+        }
+        finally
+        {
+            receiveLock.unlock();
         }
     }
 
@@ -403,10 +418,18 @@ final class RdsSocketImpl implements RdsSocket
         return queued;
     }
 
-    /** Agent, when the socket is closed: frees what the application did not receive. */
+    /**
+     * Agent, when the socket is closed: recycles what the application did not receive. Never waits for an
+     * application thread: if one is still inside receive or poll, the messages are left to the garbage
+     * collector instead.
+     */
     void releaseInbound()
     {
-        synchronized (receiveLock)
+        if (!receiveLock.tryLock())
+        {
+            return;
+        }
+        try
         {
             Message message;
             while ((message = inbound.relaxedPoll()) != null)
@@ -414,6 +437,10 @@ final class RdsSocketImpl implements RdsSocket
                 receiveQueued.addAndGet(-message.payloadLength);
                 pool.release(message);
             }
+        }
+        finally
+        {
+            receiveLock.unlock();
         }
     }
 

@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -41,6 +42,7 @@ final class StackAgent implements Agent
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final ArrayList<RdsSocketImpl> congestedSockets = new ArrayList<>();
     private final CongestionMap.PortConsumer onPeerPortFreed = this::onPeerPortFreed;
+    private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private InetAddress updatingPeer;
     private long nowNs = System.nanoTime();
 
@@ -90,7 +92,7 @@ final class StackAgent implements Agent
     public int doWork()
     {
         nowNs = System.nanoTime();
-        int work = commands.drain(this::execute, 64);
+        int work = commands.drain(executeCommand, 64);
         for (int i = 0, n = sockets.size(); i < n; i++)
         {
             work += drainSocket(sockets.get(i));

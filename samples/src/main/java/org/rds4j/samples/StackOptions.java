@@ -1,0 +1,119 @@
+package org.rds4j.samples;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+
+import org.rds4j.RdsStackConfig;
+import org.rds4j.TransportType;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The stack options every {@code rds} command takes, as a picocli mixin ({@code @Mixin StackOptions}):
+ * {@code --tcp-port} and {@code --transport}. {@link #config(String)} turns them into an
+ * {@link RdsStackConfig}.
+ */
+public final class StackOptions
+{
+    @Spec(Spec.Target.MIXEE)
+    private CommandSpec mixee;
+
+    @Option(
+        names = "--tcp-port",
+        paramLabel = "PORT",
+        defaultValue = "" + RdsStackConfig.DEFAULT_TCP_PORT,
+        description = "TCP port RDS over TCP listens on and connects to; every node must use the same. Default: ${DEFAULT-VALUE}.")
+    private int tcpPort = RdsStackConfig.DEFAULT_TCP_PORT;
+
+    @Option(
+        names = "--transport",
+        paramLabel = "tcp|ib|auto",
+        defaultValue = "auto",
+        converter = TransportConverter.class,
+        completionCandidates = TransportNames.class,
+        description = "Transport of the sockets: ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}.")
+    private TransportType transport = TransportType.AUTO;
+
+    /** Creates the options with their defaults; picocli sets them from the command line. */
+    public StackOptions()
+    {
+    }
+
+    /** @return the value of {@code --tcp-port}. */
+    public int tcpPort()
+    {
+        return tcpPort;
+    }
+
+    /** @return the value of {@code --transport}. */
+    public TransportType transport()
+    {
+        return transport;
+    }
+
+    /**
+     * A builder holding these options, for a command that sets more.
+     *
+     * @param name the stack's name (thread names, logs).
+     * @return a builder with the name, the TCP port and the transport set.
+     * @throws ParameterException when {@code --tcp-port} is out of range.
+     */
+    public RdsStackConfig.Builder configBuilder(final String name)
+    {
+        if (tcpPort < 1 || tcpPort > 65535)
+        {
+            final String message = "Invalid value for option '--tcp-port': " + tcpPort + " is not in 1..65535";
+            if (mixee != null)
+            {
+                throw new ParameterException(mixee.commandLine(), message);
+            }
+            throw new IllegalArgumentException(message);
+        }
+        return RdsStackConfig.builder().name(name).tcpPort(tcpPort).transport(transport);
+    }
+
+    /**
+     * @param name the stack's name (thread names, logs).
+     * @return the configuration of a stack opened with these options.
+     * @throws ParameterException when {@code --tcp-port} is out of range.
+     */
+    public RdsStackConfig config(final String name)
+    {
+        return configBuilder(name).build();
+    }
+
+    /** Converts {@code tcp}, {@code ib} or {@code auto}, in any case, to a {@link TransportType}. */
+    public static final class TransportConverter implements ITypeConverter<TransportType>
+    {
+        @Override
+        public TransportType convert(final String value)
+        {
+            for (final TransportType type : TransportType.values())
+            {
+                if (type.name().equalsIgnoreCase(value.trim()))
+                {
+                    return type;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a transport: expected " + String.join(", ", new TransportNames()));
+        }
+    }
+
+    /** The transport names as typed on the command line: {@code tcp, ib, auto}. */
+    static final class TransportNames implements Iterable<String>
+    {
+        @Override
+        public Iterator<String> iterator()
+        {
+            return List.of(TransportType.TCP, TransportType.IB, TransportType.AUTO).stream()
+                .map(t -> t.name().toLowerCase(Locale.ROOT))
+                .iterator();
+        }
+    }
+}
