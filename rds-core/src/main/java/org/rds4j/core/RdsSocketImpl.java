@@ -171,8 +171,17 @@ final class RdsSocketImpl implements RdsSocket
             return RdsResult.EMSGSIZE;
         }
         final int result = trySend(src, destination, length, local.getPort());
-        if (result >= 0 || !blocking)
+        if (result >= 0)
         {
+            return result;
+        }
+        if (!blocking)
+        {
+            if (result == RdsResult.ENOBUFS && congestionMonitor)
+            {
+                // only a refusal the caller sees is remembered (as the kernel's rs_cong_mask)
+                refusedDestinations.add(destination);
+            }
             return result;
         }
         return sendBlocking(src, destination, length, local.getPort());
@@ -214,10 +223,6 @@ final class RdsSocketImpl implements RdsSocket
         if (peerMap != null && peerMap.isCongested(destination.getPort()))
         {
             counters.sendCongBlocked.increment();
-            if (congestionMonitor)
-            {
-                refusedDestinations.add(destination);
-            }
             return RdsResult.ENOBUFS;
         }
         final int limit = sendBufferBytes;

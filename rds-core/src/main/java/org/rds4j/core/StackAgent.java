@@ -95,7 +95,7 @@ final class StackAgent implements Agent
         int work = commands.drain(executeCommand, 64);
         for (int i = 0, n = sockets.size(); i < n; i++)
         {
-            work += drainSocket(sockets.get(i));
+            work += drainSocket(sockets.get(i), MESSAGES_PER_SOCKET_PER_CYCLE);
         }
         for (int i = 0, n = transports.size(); i < n; i++)
         {
@@ -156,7 +156,7 @@ final class StackAgent implements Agent
         }
         final LocalEndpoint endpoint = socket.endpoint();
         final int port = socket.localAddress().getPort();
-        drainSocket(socket);
+        drainSocket(socket, Integer.MAX_VALUE);
         for (final Connection connection : endpoint.connections)
         {
             counters.sendCancelled.getAndAdd(connection.cancel(socket, -1));
@@ -172,12 +172,17 @@ final class StackAgent implements Agent
         endpoint.release(port);
     }
 
-    /** Moves a socket's new messages into their connections' send queues. */
-    private int drainSocket(final RdsSocketImpl socket)
+    /**
+     * Moves a socket's new messages into their connections' send queues.
+     *
+     * @param limit most messages to move; unlimited before a cancel or close, which must see every message
+     *              whose send returned before it.
+     */
+    private int drainSocket(final RdsSocketImpl socket, final int limit)
     {
         int moved = 0;
         Message message;
-        while (moved < MESSAGES_PER_SOCKET_PER_CYCLE && (message = socket.outbound.relaxedPoll()) != null)
+        while (moved < limit && (message = socket.outbound.relaxedPoll()) != null)
         {
             moved++;
             if (!socket.isOpen())
@@ -197,7 +202,7 @@ final class StackAgent implements Agent
 
     int cancel(final RdsSocketImpl socket, final InetSocketAddress destination)
     {
-        drainSocket(socket);
+        drainSocket(socket, Integer.MAX_VALUE);
         final Connection connection = existingConnection(socket, destination.getAddress());
         final int dropped = connection == null ? 0 : connection.cancel(socket, destination.getPort());
         counters.sendCancelled.getAndAdd(dropped);

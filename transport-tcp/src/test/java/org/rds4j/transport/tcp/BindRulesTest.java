@@ -1,0 +1,205 @@
+package org.rds4j.transport.tcp;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rds4j.RdsException;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.test.Await;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Bind rules: reserved and non-unicast addresses, rebinding, ports in use, ephemeral ports, addresses that
+ * are not local, and the TCP listener port shared by two stacks. TCP port 27300, addresses 127.0.2.x.
+ */
+class BindRulesTest
+{
+    private static final int TCP_PORT = 27300;
+    private static final InetAddress IP1 = ip("127.0.2.1");
+    private static final InetAddress IP2 = ip("127.0.2.2");
+    private static final InetAddress SHARED_IP = ip("127.0.2.9");
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final List<RdsStack> stacks = new ArrayList<>();
+    private RdsStack stack;
+
+    private static InetAddress ip(final String text)
+    {
+        try
+        {
+            return InetAddress.getByName(text);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private RdsStack open(final RdsStackConfig.Builder builder)
+    {
+        final RdsStack opened = RdsStack.open(builder.tcpPort(TCP_PORT).build());
+        stacks.add(opened);
+        return opened;
+    }
+
+    @BeforeEach
+    void setUp()
+    {
+        stack = open(RdsStackConfig.builder().name("bind"));
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        for (int i = stacks.size() - 1; i >= 0; i--)
+        {
+            stacks.get(i).close();
+        }
+    }
+
+    private static int bindCode(final RdsSocket socket, final InetSocketAddress local)
+    {
+        final RdsException ex = assertThrows(RdsException.class, () -> socket.bind(local), "bind " + local);
+        return ex.code();
+    }
+
+    @Test
+    void port1IsReserved() throws Exception
+    {
+        final RdsSocket s = stack.openSocket();
+        assertEquals(RdsResult.EINVAL, bindCode(s, new InetSocketAddress(IP1, 1)));
+        assertNull(s.localAddress());
+    }
+
+    @Test
+    void lowestAndHighestUsablePortsBind() throws Exception
+    {
+        assertEquals(new InetSocketAddress(IP1, 2), stack.openSocket().bind(new InetSocketAddress(IP1, 2)).localAddress());
+        assertEquals(new InetSocketAddress(IP1, 65535),
+            stack.openSocket().bind(new InetSocketAddress(IP1, 65535)).localAddress());
+    }
+
+    @Test
+    void wildcardMulticastAndBroadcastAreEINVAL() throws Exception
+    {
+        for (final String bad : new String[] {"0.0.0.0", "224.0.0.1", "255.255.255.255"})
+        {
+            final RdsSocket s = stack.openSocket();
+            assertEquals(RdsResult.EINVAL, bindCode(s, new InetSocketAddress(ip(bad), 4000)), bad);
+            assertNull(s.localAddress(), bad);
+        }
+    }
+
+    @Test
+    void bindingTwiceIsEINVAL() throws Exception
+    {
+        final RdsSocket s = stack.openSocket().bind(new InetSocketAddress(IP1, 4001));
+        assertEquals(RdsResult.EINVAL, bindCode(s, new InetSocketAddress(IP1, 4002)));
+        assertEquals(RdsResult.EINVAL, bindCode(s, new InetSocketAddress(IP1, 4001)));
+        assertEquals(new InetSocketAddress(IP1, 4001), s.localAddress());
+        // the port of the failed second bind stays free
+        stack.openSocket().bind(new InetSocketAddress(IP1, 4002));
+    }
+
+    @Test
+    void sameAddressAndPortIsEADDRINUSE() throws Exception
+    {
+        final InetSocketAddress local = new InetSocketAddress(IP1, 4003);
+        stack.openSocket().bind(local);
+        final RdsSocket second = stack.openSocket();
+        assertEquals(RdsResult.EADDRINUSE, bindCode(second, local));
+        assertNull(second.localAddress());
+        // the socket is still usable
+        second.bind(new InetSocketAddress(IP1, 4004));
+        assertEquals(new InetSocketAddress(IP1, 4004), second.localAddress());
+    }
+
+    @Test
+    void samePortOnTwoLocalAddressesIsFine() throws Exception
+    {
+        final RdsSocket s1 = stack.openSocket().bind(new InetSocketAddress(IP1, 4005));
+        final RdsSocket s2 = stack.openSocket().bind(new InetSocketAddress(IP2, 4005));
+        assertEquals(new InetSocketAddress(IP1, 4005), s1.localAddress());
+        assertEquals(new InetSocketAddress(IP2, 4005), s2.localAddress());
+    }
+
+    @Test
+    void ephemeralPortsAreDistinctAndNeverZeroOrOne() throws Exception
+    {
+        // small per-socket queues: 2000 sockets
+        final RdsStack many = open(RdsStackConfig.builder().name("bind-many").socketQueueCapacity(16));
+        final InetAddress address = ip("127.0.2.3");
+        final Set<Integer> ports = new HashSet<>();
+        for (int i = 0; i < 2000; i++)
+        {
+            final RdsSocket s = many.openSocket().bind(new InetSocketAddress(address, 0));
+            final InetSocketAddress local = s.localAddress();
+            assertEquals(address, local.getAddress());
+            final int port = local.getPort();
+            assertTrue(port >= 2 && port <= 65535, "ephemeral port " + port);
+            assertTrue(ports.add(port), "port " + port + " given twice");
+        }
+        assertEquals(2000, ports.size());
+    }
+
+    @Test
+    void portCanBeBoundAgainAfterClose() throws Exception
+    {
+        final InetSocketAddress local = new InetSocketAddress(IP1, 4006);
+        final RdsSocket first = stack.openSocket().bind(local);
+        first.close();
+        final RdsSocket second = stack.openSocket();
+        Await.until(WAIT, () ->
+        {
+            try
+            {
+                second.bind(local);
+                return true;
+            }
+            catch (final RdsException ex)
+            {
+                assertEquals(RdsResult.EADDRINUSE, ex.code(), ex.getMessage());
+                return false;
+            }
+            catch (final Exception ex)
+            {
+                throw new AssertionError(ex);
+            }
+        }, () -> local + " released after close");
+        assertEquals(local, second.localAddress());
+    }
+
+    @Test
+    void addressThatIsNotLocalIsEADDRNOTAVAIL() throws Exception
+    {
+        final RdsSocket s = stack.openSocket();
+        assertEquals(RdsResult.EADDRNOTAVAIL, bindCode(s, new InetSocketAddress(ip("192.0.2.1"), 4007)));
+        assertNull(s.localAddress());
+    }
+
+    @Test
+    void secondStackOnSameAddressAndTcpPortIsEADDRINUSE() throws Exception
+    {
+        final RdsStack other = open(RdsStackConfig.builder().name("bind-other"));
+        stack.openSocket().bind(new InetSocketAddress(SHARED_IP, 4008));
+        final RdsSocket s = other.openSocket();
+        assertEquals(RdsResult.EADDRINUSE, bindCode(s, new InetSocketAddress(SHARED_IP, 4009)));
+        assertNull(s.localAddress());
+    }
+}
