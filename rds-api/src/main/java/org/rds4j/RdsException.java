@@ -10,6 +10,8 @@ public class RdsException extends IOException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The negative {@link RdsResult} code. */
+
     private final int code;
 
     /**

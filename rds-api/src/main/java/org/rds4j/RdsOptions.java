@@ -7,7 +7,8 @@ import java.time.Duration;
 /**
  * The options of an {@link RdsSocket}, set with {@link RdsSocket#setOption(SocketOption, Object)}.
  * <p>
- * Defaults come from the stack's {@link RdsStackConfig}.
+ * {@link #SO_SNDBUF}, {@link #SO_RCVBUF} and {@link #RDS_TRANSPORT} default to the stack's
+ * {@link RdsStackConfig}; the timeouts default to zero (wait forever) and {@link #RDS_CONG_MONITOR} to off.
  */
 public final class RdsOptions
 {

@@ -13,7 +13,7 @@ public final class RdsResult
 {
     /** Nothing can be queued now (send buffer or queue full); retry later or block. Linux {@code EAGAIN}. */
     public static final int EAGAIN = -11;
-    /** An argument is invalid: a destination that is a wildcard, broadcast or multicast address, port 0 as a bind target... Linux {@code EINVAL}. */
+    /** An argument is invalid: a wildcard, broadcast or multicast address, port 1 as a bind target, a second bind. Linux {@code EINVAL}. */
     public static final int EINVAL = -22;
     /** The message is larger than {@link RdsSocket#MAX_MESSAGE_SIZE} or than the socket's send buffer. Linux {@code EMSGSIZE}. */
     public static final int EMSGSIZE = -90;

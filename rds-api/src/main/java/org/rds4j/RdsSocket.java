@@ -60,7 +60,7 @@ public interface RdsSocket extends Closeable
 
     /**
      * Receives one message, copying it into {@code dst}; a message longer than {@code dst.remaining()} is
-     * truncated and the rest discarded (as {@code MSG_TRUNC}). Pending notifications are passed to the
+     * truncated and the rest discarded, without an indication (use {@link #poll} to see whole messages). Pending notifications are passed to the
      * listener first, on this thread.
      * <p>
      * In blocking mode the call waits up to {@link RdsOptions#SO_RCVTIMEO}.
@@ -153,7 +153,8 @@ public interface RdsSocket extends Closeable
     boolean isOpen();
 
     /**
-     * Closes the socket: it is unbound, its queued messages are dropped (not sent), blocked calls return.
+     * Closes the socket: its port is free when this returns, its queued and unacknowledged messages are
+     * dropped (not sent), and calls blocked on it throw {@link java.nio.channels.ClosedChannelException}.
      * Idempotent.
      */
     @Override

@@ -72,10 +72,11 @@ public interface RdsStack extends Closeable
      * @param local     local address.
      * @param remote    peer address.
      * @param transport transport name ({@code tcp}, {@code loop}, ...).
-     * @param state     {@code DOWN}, {@code CONNECTING}, {@code UP}, {@code DISCONNECTING} or {@code ERROR}.
+     * @param state     {@code DOWN}, {@code CONNECTING} or {@code UP} ({@code ERROR} and {@code DISCONNECTING}
+     *                  pass within one step of the agent and are not seen in snapshots).
      * @param nextTxSequence sequence number the next new message gets.
      * @param nextRxSequence sequence number expected next from the peer.
-     * @param unacked   messages sent or queued and not yet acknowledged.
+     * @param unacked   messages sent or queued and not yet acknowledged (the connection's send queue).
      */
     record ConnectionInfo(
         InetAddress local,

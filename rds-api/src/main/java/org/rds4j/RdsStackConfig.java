@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * The configuration of a stack: immutable, built with {@link #builder()}. Every value has a default that
- * works on a single machine; see {@code docs/configuration.md} for units and ranges.
+ * works on a single machine; the README's configuration table lists units and ranges.
  */
 public final class RdsStackConfig
 {
@@ -119,7 +119,7 @@ public final class RdsStackConfig
 
     /**
      * @return the agent's idle strategy: {@code backoff} (spin, yield, then park 1 us doubling to 1 ms; the
-     *         default), {@code sleep:<micros>} (park a fixed time), {@code yield} or {@code spin} (burn a core).
+     *         default), {@code sleep:<micros>} (park a fixed time, at least 1 us), {@code yield} or {@code spin} (burn a core).
      */
     public String idleStrategy()
     {
@@ -201,14 +201,20 @@ public final class RdsStackConfig
         {
         }
 
-        /** @param name used in thread names and logs. @return this builder. */
+        /**
+         * @param name used in thread names and logs.
+         * @return this builder.
+         */
         public Builder name(final String name)
         {
             this.name = Objects.requireNonNull(name, "name");
             return this;
         }
 
-        /** @param port 1..65535. @return this builder. */
+        /**
+         * @param port 1..65535.
+         * @return this builder.
+         */
         public Builder tcpPort(final int port)
         {
             if (port < 1 || port > 65535)
@@ -219,28 +225,40 @@ public final class RdsStackConfig
             return this;
         }
 
-        /** @param transport default transport of new sockets. @return this builder. */
+        /**
+         * @param transport default transport of new sockets.
+         * @return this builder.
+         */
         public Builder transport(final TransportType transport)
         {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 
-        /** @param bytes positive. @return this builder. */
+        /**
+         * @param bytes positive.
+         * @return this builder.
+         */
         public Builder sendBufferBytes(final int bytes)
         {
             this.sendBufferBytes = positive("sendBufferBytes", bytes);
             return this;
         }
 
-        /** @param bytes positive. @return this builder. */
+        /**
+         * @param bytes positive.
+         * @return this builder.
+         */
         public Builder receiveBufferBytes(final int bytes)
         {
             this.receiveBufferBytes = positive("receiveBufferBytes", bytes);
             return this;
         }
 
-        /** @param capacity a power of two, at least 2. @return this builder. */
+        /**
+         * @param capacity a power of two, at least 2.
+         * @return this builder.
+         */
         public Builder socketQueueCapacity(final int capacity)
         {
             if (capacity < 2 || Integer.bitCount(capacity) != 1)
@@ -251,11 +269,14 @@ public final class RdsStackConfig
             return this;
         }
 
-        /** @param spec {@code backoff}, {@code sleep:<micros>}, {@code yield} or {@code spin}. @return this builder. */
+        /**
+         * @param spec {@code backoff}, {@code sleep:<micros>}, {@code yield} or {@code spin}.
+         * @return this builder.
+         */
         public Builder idleStrategy(final String spec)
         {
             Objects.requireNonNull(spec, "idleStrategy");
-            if (!spec.equals("backoff") && !spec.equals("yield") && !spec.equals("spin") && !spec.matches("sleep:[0-9]+"))
+            if (!spec.equals("backoff") && !spec.equals("yield") && !spec.equals("spin") && !spec.matches("sleep:[1-9][0-9]*"))
             {
                 throw new IllegalArgumentException("idleStrategy must be backoff, sleep:<micros>, yield or spin: " + spec);
             }
@@ -263,7 +284,10 @@ public final class RdsStackConfig
             return this;
         }
 
-        /** @param delay not negative. @return this builder. */
+        /**
+         * @param delay not negative.
+         * @return this builder.
+         */
         public Builder ackDelay(final Duration delay)
         {
             this.ackDelay = notNegative("ackDelay", delay);
@@ -288,7 +312,10 @@ public final class RdsStackConfig
             return this;
         }
 
-        /** @param timeout positive. @return this builder. */
+        /**
+         * @param timeout positive.
+         * @return this builder.
+         */
         public Builder connectTimeout(final Duration timeout)
         {
             this.connectTimeout = positive("connectTimeout", timeout);

@@ -81,21 +81,25 @@ public final class Connection
         ackFrame.limit(0);
     }
 
+    /** @return the local address of the node pair. */
     public InetAddress localAddress()
     {
         return local.address;
     }
 
+    /** @return the peer's address. */
     public InetAddress remoteAddress()
     {
         return remote;
     }
 
+    /** @return the transport carrying this connection. */
     public Transport transport()
     {
         return transport;
     }
 
+    /** @return the current state; any thread may read it. */
     public ConnectionState state()
     {
         return state;
@@ -134,6 +138,8 @@ public final class Connection
         backoff.reset();
         congVersionSent = -1;
         inProgress = NONE;
+        // an ack may have been lost with the old connection: repeat it at once
+        ackUrgent = ackValue() > 0;
         counters.connUp.incrementOrdered();
         LOG.info("{} up", this);
         agent.onPeerUp(this);
@@ -213,21 +219,18 @@ public final class Connection
     private void requeueForRetransmission()
     {
         final int resent = queue.sentCount() + (inProgress == DATA ? 1 : 0);
-        queue.removeIf((index, message) -> message.cancelled, agent::releaseMessage);
         for (int i = 0; i < queue.size(); i++)
         {
             final Message message = queue.get(i);
-            if (i < resent && (message.flags & RdsHeader.FLAG_RETRANSMITTED) == 0)
+            if (i < resent && !message.cancelled)
             {
                 message.flags |= RdsHeader.FLAG_RETRANSMITTED;
-            }
-            if (i < resent)
-            {
                 counters.sendRetransmitted.incrementOrdered();
             }
             message.stamped = false;
             message.rewind();
         }
+        queue.removeIf((index, message) -> message.cancelled, agent::releaseMessage);
         queue.markAllUnsent();
         inProgress = NONE;
         congFrame.limit(0);
@@ -267,7 +270,14 @@ public final class Connection
         Message message;
         while ((message = queue.pollHead()) != null)
         {
-            agent.releaseSent(message);
+            if (message.cancelled)
+            {
+                agent.releaseMessage(message);
+            }
+            else
+            {
+                agent.releaseSent(message);
+            }
         }
     }
 
@@ -320,9 +330,13 @@ public final class Connection
         return nextRxSequence == 0 ? 0 : nextRxSequence - 1;
     }
 
+    /**
+     * An ack is due when the peer asked for one (even a repeat: its retransmission shows it missed ours)
+     * or when a received message has waited {@code ackDelay} without a piggybacked ack.
+     */
     private boolean isAckDue(final long nowNs)
     {
-        return lastAckSent < ackValue() && (ackUrgent || nowNs >= ackDeadlineNs);
+        return (ackUrgent && ackValue() > 0) || (lastAckSent < ackValue() && nowNs >= ackDeadlineNs);
     }
 
     /**
@@ -448,14 +462,11 @@ public final class Connection
 
     private void ackSent(final long ack)
     {
-        if (ack >= lastAckSent)
+        lastAckSent = Math.max(lastAckSent, ack);
+        if (ack >= ackValue())
         {
-            lastAckSent = ack;
-            if (ack >= ackValue())
-            {
-                ackUrgent = false;
-                ackDeadlineNs = Long.MAX_VALUE;
-            }
+            ackUrgent = false;
+            ackDeadlineNs = Long.MAX_VALUE;
         }
     }
 
@@ -528,7 +539,7 @@ public final class Connection
     private void onAck(final long ack)
     {
         Message message;
-        while ((message = queue.pollAcked(ack)) != null)
+        while ((message = queue.pollAcked(ack, inProgress == DATA)) != null)
         {
             counters.sendDropAcked.incrementOrdered();
             if (message.cancelled)

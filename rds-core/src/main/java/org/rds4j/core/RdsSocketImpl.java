@@ -300,14 +300,17 @@ final class RdsSocketImpl implements RdsSocket
     {
         Objects.requireNonNull(dst, "dst");
         ensureReceivable();
+        final InetSocketAddress sender = receiveNow(dst);
+        return sender != null || !blocking ? sender : receiveBlocking(dst);
+    }
+
+    /** Takes one message if one is queued; the lock is held only while taking it, never while waiting. */
+    private InetSocketAddress receiveNow(final ByteBuffer dst)
+    {
         receiveLock.lock();
         try
         {
-            Message message = nextInbound();
-            if (message == null && blocking)
-            {
-                message = receiveBlocking();
-            }
+            final Message message = nextInbound();
             if (message == null)
             {
                 return null;
@@ -324,7 +327,7 @@ final class RdsSocketImpl implements RdsSocket
         }
     }
 
-    private Message receiveBlocking() throws IOException
+    private InetSocketAddress receiveBlocking(final ByteBuffer dst) throws IOException
     {
         final Thread me = Thread.currentThread();
         final long timeoutNs = receiveTimeoutNs;
@@ -335,10 +338,10 @@ final class RdsSocketImpl implements RdsSocket
             while (true)
             {
                 ensureOpen();
-                final Message message = nextInbound();
-                if (message != null || park(timeoutNs, deadlineNs) < 0)
+                final InetSocketAddress sender = receiveNow(dst);
+                if (sender != null || park(timeoutNs, deadlineNs) < 0)
                 {
-                    return message;
+                    return sender;
                 }
             }
         }
@@ -664,8 +667,11 @@ final class RdsSocketImpl implements RdsSocket
             }
             open = false;
         }
-        if (localAddress != null)
+        final InetSocketAddress local = localAddress;
+        if (local != null)
         {
+            // the port is free when close returns, as in the kernel; the agent forgets the socket next
+            endpoint.release(local.getPort());
             stack.send(agent -> agent.unbind(this));
         }
         stack.onSocketClosed(this);

@@ -50,14 +50,16 @@ final class SendQueue
     }
 
     /**
-     * Removes the head if it is sent and covered by a cumulative ack.
+     * Removes the head if a cumulative ack covers it. A message waiting for retransmission may be removed
+     * too (the peer has it), unless a transport is part way through writing it.
      *
-     * @param ack the highest sequence the peer acknowledged.
+     * @param ack        the highest sequence the peer acknowledged.
+     * @param headLocked true if the first unsent message is being written and must stay.
      * @return the removed message, or null.
      */
-    Message pollAcked(final long ack)
+    Message pollAcked(final long ack, final boolean headLocked)
     {
-        if (sent == 0)
+        if (size == 0 || (sent == 0 && headLocked))
         {
             return null;
         }
@@ -66,11 +68,7 @@ final class SendQueue
         {
             return null;
         }
-        ring[head] = null;
-        head = (head + 1) & mask;
-        size--;
-        sent--;
-        return message;
+        return pollHead();
     }
 
     /** Removes and returns the head, sent or not; null when empty. */

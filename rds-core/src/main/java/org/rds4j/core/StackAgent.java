@@ -169,7 +169,6 @@ final class StackAgent implements Agent
             clearLocalCongestion(endpoint, port);
         }
         socket.releaseInbound();
-        endpoint.release(port);
     }
 
     /**

@@ -31,9 +31,9 @@ public final class StackCounters implements AutoCloseable
     public final AtomicCounter sendRetransmitted;
     /** Messages dropped by cancelSentTo or socket close. */
     public final AtomicCounter sendCancelled;
-    /** Non-blocking sends refused with EAGAIN. Application threads. */
+    /** Send attempts refused for a full send buffer or hand-off queue (each retry of a blocked send counts). Application threads. */
     public final AtomicCounter sendQueueFull;
-    /** Sends refused or delayed by a congested destination. Application threads. */
+    /** Send attempts refused for a congested destination (each retry of a blocked send counts). Application threads. */
     public final AtomicCounter sendCongBlocked;
     /** Pongs sent in answer to pings. */
     public final AtomicCounter sendPong;
@@ -66,6 +66,7 @@ public final class StackCounters implements AutoCloseable
     /** Transport connections refused (a duplicate, or from a node that must be connected to instead). */
     public final AtomicCounter connRefused;
 
+    /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
     {
         manager = new CountersManager(

@@ -20,7 +20,7 @@ class SendQueueTest
     }
 
     @Test
-    void acksRemoveOnlySentMessagesUpToTheCumulativeAck()
+    void acksRemoveMessagesUpToTheCumulativeAck()
     {
         final SendQueue queue = new SendQueue();
         for (int i = 1; i <= 5; i++)
@@ -31,13 +31,16 @@ class SendQueueTest
         queue.markSent();
         queue.markSent();
         assertEquals(3, queue.sentCount());
-        assertEquals(1, queue.pollAcked(2).sequence);
-        assertEquals(2, queue.pollAcked(2).sequence);
-        assertNull(queue.pollAcked(2), "3 is not covered by ack 2");
-        assertNull(queue.pollAcked(2), "ack 2 again removes nothing");
-        assertEquals(3, queue.pollAcked(5).sequence);
-        assertNull(queue.pollAcked(5), "4 and 5 are not sent yet, so they cannot be acked");
-        assertEquals(2, queue.size());
+        assertEquals(1, queue.pollAcked(2, false).sequence);
+        assertEquals(2, queue.pollAcked(2, false).sequence);
+        assertNull(queue.pollAcked(2, false), "3 is not covered by ack 2");
+        assertEquals(1, queue.sentCount());
+        assertEquals(3, queue.pollAcked(5, true).sequence, "a sent head is never locked");
+        assertEquals(0, queue.sentCount());
+        assertNull(queue.pollAcked(5, true), "4 is being written: it stays until its write completes");
+        assertEquals(4, queue.pollAcked(5, false).sequence,
+            "a message waiting for retransmission that the peer acked is freed");
+        assertEquals(1, queue.size());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package org.rds4j.core.wire;
 
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -20,13 +21,21 @@ public final class CongestionMap
     private final UnsafeBuffer bits = new UnsafeBuffer(ByteBuffer.allocateDirect(BYTES));
     private volatile long version;
 
-    /** @return true if the port is marked congested. Safe from any thread. */
+    /**
+     * @param port 0..65535.
+     * @return true if the port is marked congested. Safe from any thread.
+     */
     public boolean isCongested(final int port)
     {
         return (bits.getByteVolatile(port >>> 3) & (1 << (port & 7))) != 0;
     }
 
-    /** Marks a port congested. Agent only. @return true if the bit changed. */
+    /**
+     * Marks a port congested. Agent only.
+     *
+     * @param port 0..65535.
+     * @return true if the bit changed.
+     */
     public boolean set(final int port)
     {
         final int index = port >>> 3;
@@ -41,7 +50,12 @@ public final class CongestionMap
         return true;
     }
 
-    /** Clears a port's mark. Agent only. @return true if the bit changed. */
+    /**
+     * Clears a port's mark. Agent only.
+     *
+     * @param port 0..65535.
+     * @return true if the bit changed.
+     */
     public boolean clear(final int port)
     {
         final int index = port >>> 3;
@@ -91,8 +105,13 @@ public final class CongestionMap
         return changed;
     }
 
-    /** Copies the map into a buffer, e.g. the payload of an update. */
-    public void copyTo(final org.agrona.MutableDirectBuffer destination, final int offset)
+    /**
+     * Copies the map into a buffer, e.g. the payload of an update.
+     *
+     * @param destination where.
+     * @param offset      first byte written.
+     */
+    public void copyTo(final MutableDirectBuffer destination, final int offset)
     {
         destination.putBytes(offset, bits, 0, BYTES);
     }
@@ -118,6 +137,7 @@ public final class CongestionMap
     @FunctionalInterface
     public interface PortConsumer
     {
+        /** @param port a port, 0..65535. */
         void accept(int port);
     }
 }

@@ -20,16 +20,27 @@ public final class RdsHeader
     /** Largest payload of a message: 1 MiB. */
     public static final int MAX_PAYLOAD = 1 << 20;
 
+    /** Offset of the u64 sequence number. */
     public static final int SEQUENCE_OFFSET = 0;
+    /** Offset of the u64 cumulative ack. */
     public static final int ACK_OFFSET = 8;
+    /** Offset of the u32 payload length. */
     public static final int LEN_OFFSET = 16;
+    /** Offset of the u16 source port. */
     public static final int SPORT_OFFSET = 20;
+    /** Offset of the u16 destination port. */
     public static final int DPORT_OFFSET = 22;
+    /** Offset of the u8 flags. */
     public static final int FLAGS_OFFSET = 24;
+    /** Offset of the u8 credit count (IB). */
     public static final int CREDIT_OFFSET = 25;
+    /** Offset of the 4 bytes of padding. */
     public static final int PADDING_OFFSET = 26;
+    /** Offset of the u16 header checksum. */
     public static final int CHECKSUM_OFFSET = 30;
+    /** Offset of the extension headers. */
     public static final int EXTENSION_OFFSET = 32;
+    /** Bytes of extension headers. */
     public static final int EXTENSION_LENGTH = 16;
 
     /** The payload is the sender's congestion map. */
@@ -90,52 +101,105 @@ public final class RdsHeader
         buffer.setMemory(offset + EXTENSION_OFFSET, EXTENSION_LENGTH, (byte)0);
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the sequence number.
+     */
     public static long sequence(final DirectBuffer buffer, final int offset)
     {
         return buffer.getLong(offset + SEQUENCE_OFFSET, BE);
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the cumulative ack.
+     */
     public static long ack(final DirectBuffer buffer, final int offset)
     {
         return buffer.getLong(offset + ACK_OFFSET, BE);
     }
 
-    /** @return the payload length as an unsigned value, so a hostile 0xFFFFFFFF reads as 4 GiB, not -1. */
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the payload length as an unsigned value, so a hostile 0xFFFFFFFF reads as 4 GiB, not -1.
+     */
     public static long length(final DirectBuffer buffer, final int offset)
     {
         return buffer.getInt(offset + LEN_OFFSET, BE) & 0xFFFF_FFFFL;
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the source port, 0..65535.
+     */
     public static int sport(final DirectBuffer buffer, final int offset)
     {
         return buffer.getShort(offset + SPORT_OFFSET, BE) & 0xFFFF;
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the destination port, 0..65535.
+     */
     public static int dport(final DirectBuffer buffer, final int offset)
     {
         return buffer.getShort(offset + DPORT_OFFSET, BE) & 0xFFFF;
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the flags, 0..255.
+     */
     public static int flags(final DirectBuffer buffer, final int offset)
     {
         return buffer.getByte(offset + FLAGS_OFFSET) & 0xFF;
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the credit count, 0..255.
+     */
     public static int credit(final DirectBuffer buffer, final int offset)
     {
         return buffer.getByte(offset + CREDIT_OFFSET) & 0xFF;
     }
 
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the stored checksum, 0 if none.
+     */
     public static int checksumField(final DirectBuffer buffer, final int offset)
     {
         return buffer.getShort(offset + CHECKSUM_OFFSET, BE) & 0xFFFF;
     }
 
+    /**
+     * Overwrites the ack field of a written header.
+     *
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @param ack the new value.
+     */
     public static void putAck(final MutableDirectBuffer buffer, final int offset, final long ack)
     {
         buffer.putLong(offset + ACK_OFFSET, ack, BE);
     }
 
+    /**
+     * Overwrites the flags field of a written header.
+     *
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @param flags the new value.
+     */
     public static void putFlags(final MutableDirectBuffer buffer, final int offset, final int flags)
     {
         buffer.putByte(offset + FLAGS_OFFSET, (byte)flags);
@@ -144,6 +208,8 @@ public final class RdsHeader
     /**
      * Computes the Internet checksum (RFC 1071) over the 48 header bytes, the checksum field counted as 0.
      *
+     * @param buffer holds the header.
+     * @param offset of its first byte.
      * @return the value to store in the checksum field.
      */
     public static int computeChecksum(final DirectBuffer buffer, final int offset)
@@ -162,27 +228,44 @@ public final class RdsHeader
         return (int)(~sum & 0xFFFF);
     }
 
-    /** Computes the checksum and stores it in the header. */
+    /**
+     * Computes the checksum and stores it in the header.
+     *
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     */
     public static void writeChecksum(final MutableDirectBuffer buffer, final int offset)
     {
         buffer.putShort(offset + CHECKSUM_OFFSET, (short)0);
         buffer.putShort(offset + CHECKSUM_OFFSET, (short)computeChecksum(buffer, offset), BE);
     }
 
-    /** @return true if the checksum field is 0 (not checksummed) or verifies. */
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return true if the checksum field is 0 (not checksummed) or verifies.
+     */
     public static boolean isChecksumValid(final DirectBuffer buffer, final int offset)
     {
         final int stored = checksumField(buffer, offset);
         return stored == 0 || stored == computeChecksum(buffer, offset);
     }
 
-    /** @return true if the header announces a congestion map update (any CONG_BITMAP bit). */
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return true if the header announces a congestion map update (any CONG_BITMAP bit).
+     */
     public static boolean isCongestionUpdate(final DirectBuffer buffer, final int offset)
     {
         return (flags(buffer, offset) & FLAG_CONG_BITMAP) != 0;
     }
 
-    /** @return true for an ack-only frame: sequence 0, ports 0, no payload, not a congestion update. */
+    /**
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return true for an ack-only frame: sequence 0, ports 0, no payload, not a congestion update.
+     */
     public static boolean isAckOnly(final DirectBuffer buffer, final int offset)
     {
         return sequence(buffer, offset) == 0 && sport(buffer, offset) == 0 && dport(buffer, offset) == 0 &&
@@ -192,6 +275,8 @@ public final class RdsHeader
     /**
      * Checks a received header before its payload is read, so a hostile length is never allocated.
      *
+     * @param buffer holds the header.
+     * @param offset of its first byte.
      * @return {@link #VALID} or one of {@link #BAD_LENGTH}, {@link #BAD_CONGESTION_UPDATE}, {@link #BAD_CHECKSUM}.
      */
     public static int validate(final DirectBuffer buffer, final int offset)
@@ -213,7 +298,10 @@ public final class RdsHeader
         return VALID;
     }
 
-    /** @return a description of a {@link #validate} result, for logs. */
+    /**
+     * @param result a {@link #validate} result.
+     * @return its description, for logs.
+     */
     public static String describeValidation(final int result)
     {
         switch (result)
