@@ -30,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -47,18 +46,18 @@ public final class CoreStack implements RdsStack
 
     private final RdsStackConfig config;
     private final StackCounters counters = new StackCounters();
-    private final MessagePool pool = new MessagePool();
+    private final MessagePool pool = new MessagePool(counters.poolAlloc);
     private final ConcurrentHashMap<InetAddress, LocalEndpoint> endpoints = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps = new ConcurrentHashMap<>();
     private final Set<RdsSocketImpl> sockets = ConcurrentHashMap.newKeySet();
     private final List<Transport> transports;
     private final StackAgent agent;
-    private final WakeableIdleStrategy idleStrategy;
+    private final WakeSignal wakeSignal;
     private final AgentRunner runner;
     private final Thread agentThread;
     private volatile boolean closed;
 
-    private CoreStack(final RdsStackConfig config, final IdleStrategy idle)
+    private CoreStack(final RdsStackConfig config, final IdleStrategy idle, final WakeSignal wakeSignal)
     {
         this.config = config;
         final TransportContext context = new Context();
@@ -71,13 +70,14 @@ public final class CoreStack implements RdsStack
         found.add(loopback);
         this.transports = Collections.unmodifiableList(found);
         this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps);
-        this.idleStrategy = new WakeableIdleStrategy(idle);
+        this.wakeSignal = wakeSignal;
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error on the agent thread", config.name(), throwable);
-        this.runner = new AgentRunner(idleStrategy, errorHandler, null, agent);
+        this.runner = new AgentRunner(idle, errorHandler, null, agent);
         this.agentThread = AgentRunner.startOnThread(runner, runnable ->
         {
             final Thread thread = new Thread(runnable, agent.roleName());
             thread.setDaemon(true);
+            wakeSignal.agentThread(thread);
             return thread;
         });
         LOG.debug("{} started with transports {}", config.name(), transports.stream().map(Transport::name).toList());
@@ -91,7 +91,8 @@ public final class CoreStack implements RdsStack
      */
     public static CoreStack open(final RdsStackConfig config)
     {
-        return open(config, IdleStrategies.parse(config.idleStrategy()));
+        final WakeSignal signal = new WakeSignal();
+        return new CoreStack(config, IdleStrategies.parse(config.idleStrategy(), signal), signal);
     }
 
     /**
@@ -103,7 +104,8 @@ public final class CoreStack implements RdsStack
      */
     public static CoreStack open(final RdsStackConfig config, final IdleStrategy idleStrategy)
     {
-        return new CoreStack(config, idleStrategy);
+        final WakeSignal signal = new WakeSignal();
+        return new CoreStack(config, IdleStrategies.wakeable(idleStrategy, signal), signal);
     }
 
     @Override
@@ -225,13 +227,10 @@ public final class CoreStack implements RdsStack
         wakeAgent();
     }
 
-    /** Any thread: unparks the agent if it is idling, so that it sees new work at once. */
+    /** Any thread: unparks the agent if it is parked, so that it sees new work at once. */
     void wakeAgent()
     {
-        if (idleStrategy.isIdling())
-        {
-            LockSupport.unpark(agentThread);
-        }
+        wakeSignal.wake();
     }
 
     /** Runs a function on the agent thread and waits for its result. */

@@ -1,6 +1,5 @@
 package org.rds4j.core;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingIdleStrategy;
@@ -16,17 +15,34 @@ final class IdleStrategies
     }
 
     /**
-     * @param spec {@code backoff}, {@code sleep:<micros>}, {@code yield} or {@code spin}, as validated by
-     *             {@link org.rds4j.RdsStackConfig.Builder#idleStrategy}.
-     * @return a new strategy.
+     * @param spec   {@code backoff}, {@code sleep:<micros>}, {@code yield} or {@code spin}, as validated by
+     *               {@link org.rds4j.RdsStackConfig.Builder#idleStrategy}.
+     * @param signal where the agent publishes that it is parked.
+     * @return a new strategy that reports parking to {@code signal}.
      */
-    static IdleStrategy parse(final String spec)
+    static IdleStrategy parse(final String spec, final WakeSignal signal)
     {
         if (spec.equals("backoff"))
         {
             // spin briefly and yield for latency under load, then park 1 us doubling to 1 ms when idle
-            return new BackoffIdleStrategy(100, 100, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+            return new ParkingBackoffIdleStrategy(
+                100, 100, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1), signal);
         }
+        return wakeable(parseAgrona(spec), signal);
+    }
+
+    /**
+     * @param strategy an application's strategy.
+     * @param signal   where the agent publishes that it is idling.
+     * @return the strategy reporting to {@code signal}.
+     */
+    static IdleStrategy wakeable(final IdleStrategy strategy, final WakeSignal signal)
+    {
+        return strategy instanceof ParkingBackoffIdleStrategy ? strategy : new WakeableIdleStrategy(strategy, signal);
+    }
+
+    private static IdleStrategy parseAgrona(final String spec)
+    {
         if (spec.equals("yield"))
         {
             return new YieldingIdleStrategy();

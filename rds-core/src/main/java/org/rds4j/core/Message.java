@@ -35,10 +35,14 @@ final class Message
     /** Inbound: where it came from. */
     InetSocketAddress sender;
 
-    Message(final int sizeClass, final int payloadCapacity)
+    /**
+     * @param sizeClass the pool's size class.
+     * @param frame     direct memory for the header and up to the class's payload capacity, position 0.
+     */
+    Message(final int sizeClass, final ByteBuffer frame)
     {
         this.sizeClass = sizeClass;
-        this.frame = ByteBuffer.allocateDirect(RdsHeader.LENGTH + payloadCapacity);
+        this.frame = frame;
         this.buffer = new UnsafeBuffer(frame);
         this.payloadView = frame.asReadOnlyBuffer();
     }

@@ -1,6 +1,10 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.status.AtomicCounter;
 import org.jctools.queues.MpmcArrayQueue;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.nio.ByteBuffer;
 
 /**
  * Pools {@link Message}s in size classes (256 B, 1 KiB, ... 1 MiB, by factors of 4) so that the steady
@@ -14,11 +18,17 @@ final class MessagePool
     static final int CLASSES = 7;
     private static final long RETAINED_BYTES_PER_CLASS = 64L << 20;
 
-    private final MpmcArrayQueue<Message>[] free;
+    private static final int SLAB_BYTES = 1 << 20;
 
+    private final MpmcArrayQueue<Message>[] free;
+    private final AtomicCounter allocated;
+    private final ByteBuffer[] slabs = new ByteBuffer[CLASSES];
+
+    /** @param allocated counts messages allocated because a class had none free. */
     @SuppressWarnings("unchecked")
-    MessagePool()
+    MessagePool(final AtomicCounter allocated)
     {
+        this.allocated = allocated;
         free = new MpmcArrayQueue[CLASSES];
         for (int c = 0; c < CLASSES; c++)
         {
@@ -52,10 +62,36 @@ final class MessagePool
         Message message = free[c].relaxedPoll();
         if (message == null)
         {
-            message = new Message(c, capacityOf(c));
+            message = new Message(c, allocateFrame(c));
+            allocated.increment();
         }
         message.payloadLength = payloadLength;
         return message;
+    }
+
+    /**
+     * Carves a frame out of the class's current 1 MiB slab, so that warming up to a deep send window costs
+     * one direct allocation per slab rather than one per message. Frames of 1 MiB payloads get their own.
+     */
+    private ByteBuffer allocateFrame(final int sizeClass)
+    {
+        final int frameBytes = RdsHeader.LENGTH + capacityOf(sizeClass);
+        if (frameBytes > SLAB_BYTES / 4)
+        {
+            return ByteBuffer.allocateDirect(frameBytes);
+        }
+        synchronized (slabs)
+        {
+            ByteBuffer slab = slabs[sizeClass];
+            if (slab == null || slab.remaining() < frameBytes)
+            {
+                slab = ByteBuffer.allocateDirect(SLAB_BYTES);
+                slabs[sizeClass] = slab;
+            }
+            final ByteBuffer frame = slab.slice(slab.position(), frameBytes);
+            slab.position(slab.position() + frameBytes);
+            return frame;
+        }
     }
 
     void release(final Message message)

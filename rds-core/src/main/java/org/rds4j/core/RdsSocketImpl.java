@@ -1,7 +1,7 @@
 package org.rds4j.core;
 
 import org.jctools.queues.MpscArrayQueue;
-import org.jctools.queues.MpscUnboundedXaddArrayQueue;
+import org.jctools.queues.SpscGrowableArrayQueue;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
@@ -46,11 +46,11 @@ final class RdsSocketImpl implements RdsSocket
     /** Application threads to agent: messages to send. */
     final MpscArrayQueue<Message> outbound;
     /**
-     * Agent to application threads (consumed under {@code receiveLock}): messages received. Unbounded because
-     * congestion is advisory and a peer may overrun the receive buffer; the xadd queue recycles its chunks,
-     * so a lagging receiver costs no allocation in steady state.
+     * Agent to application threads (consumed under {@code receiveLock}): messages received. Practically
+     * unbounded because congestion is advisory and a peer may overrun the receive buffer; it grows to the
+     * deepest backlog seen and keeps that size, so steady state allocates nothing.
      */
-    private final MpscUnboundedXaddArrayQueue<Message> inbound = new MpscUnboundedXaddArrayQueue<>(1024, 16);
+    private final SpscGrowableArrayQueue<Message> inbound = new SpscGrowableArrayQueue<>(1024, 1 << 30);
     private final ConcurrentLinkedQueue<Notification> notifications = new ConcurrentLinkedQueue<>();
     private final ReentrantLock receiveLock = new ReentrantLock();
     private final AtomicLong sendQueued = new AtomicLong();
@@ -75,8 +75,18 @@ final class RdsSocketImpl implements RdsSocket
 
     /** Agent: this socket's port is marked congested in its endpoint's map. */
     volatile boolean congested;
-    /** Agent only: connections by remote address. */
+    /** Agent only: the socket is on the agent's list of sockets to wake at the end of the duty cycle. */
+    boolean wakePending;
+    /** Agent only: connections by remote address, and the last one used (most sockets talk to one peer at a time). */
     private final Map<InetAddress, Connection> connections = new HashMap<>();
+    private InetAddress lastRemote;
+    private Connection lastConnection;
+    /** The congestion map of the last destination address sent to; replaced (never mutated) on change. */
+    private volatile PeerMap lastPeerMap;
+
+    private record PeerMap(InetAddress address, CongestionMap map)
+    {
+    }
 
     RdsSocketImpl(final CoreStack stack)
     {
@@ -140,12 +150,8 @@ final class RdsSocketImpl implements RdsSocket
         {
             return false;
         }
-        if (address instanceof Inet4Address)
-        {
-            final byte[] bytes = address.getAddress();
-            return !(bytes[0] == -1 && bytes[1] == -1 && bytes[2] == -1 && bytes[3] == -1);
-        }
-        return true;
+        // an Inet4Address's hash code is its address: 255.255.255.255 without allocating its bytes
+        return !(address instanceof Inet4Address) || address.hashCode() != -1;
     }
 
     // ---------------------------------------------------------------- send
@@ -217,9 +223,24 @@ final class RdsSocketImpl implements RdsSocket
         }
     }
 
+    private CongestionMap peerMap(final InetAddress address)
+    {
+        final PeerMap last = lastPeerMap;
+        if (last != null && last.address == address)
+        {
+            return last.map;
+        }
+        final CongestionMap map = stack.congestionMap(address);
+        if (map != null)
+        {
+            lastPeerMap = new PeerMap(address, map);
+        }
+        return map;
+    }
+
     private int trySend(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
     {
-        final CongestionMap peerMap = stack.congestionMap(destination.getAddress());
+        final CongestionMap peerMap = peerMap(destination.getAddress());
         if (peerMap != null && peerMap.isCongested(destination.getPort()))
         {
             counters.sendCongBlocked.increment();
@@ -264,17 +285,23 @@ final class RdsSocketImpl implements RdsSocket
         return length;
     }
 
-    /** Agent: an acked or cancelled message's bytes leave the send buffer. */
+    /** Agent: an acked or cancelled message's bytes leave the send buffer; waiters are woken by {@link #wakeWaiters}. */
     void releaseSendBytes(final int length)
     {
         sendQueued.addAndGet(-length);
-        sendWaiters.wakeAll();
     }
 
     /** Agent: something a blocked sender waits for may have changed. */
     void wakeSenders()
     {
         sendWaiters.wakeAll();
+    }
+
+    /** Agent: once per duty cycle in which this socket's send buffer or receive queue changed. */
+    void wakeWaiters()
+    {
+        sendWaiters.wakeAll();
+        receiveWaiters.wakeAll();
     }
 
     @Override
@@ -417,12 +444,15 @@ final class RdsSocketImpl implements RdsSocket
         pool.release(message);
     }
 
-    /** Agent: queues a received message. @return the bytes now queued. */
+    /**
+     * Agent: queues a received message; receivers are woken by {@link #wakeWaiters}.
+     *
+     * @return the bytes now queued.
+     */
     long enqueueInbound(final Message message)
     {
         final long queued = receiveQueued.addAndGet(message.payloadLength);
         inbound.offer(message);
-        receiveWaiters.wakeAll();
         return queued;
     }
 
@@ -641,12 +671,18 @@ final class RdsSocketImpl implements RdsSocket
     /** Agent only: the connection to a remote node, cached per socket. */
     Connection connectionTo(final InetAddress remote, final StackAgent agent)
     {
+        if (remote == lastRemote)
+        {
+            return lastConnection;
+        }
         Connection connection = connections.get(remote);
         if (connection == null)
         {
             connection = agent.connection(endpoint, remote, transport);
             connections.put(remote, connection);
         }
+        lastRemote = remote;
+        lastConnection = connection;
         return connection;
     }
 

@@ -41,6 +41,7 @@ final class StackAgent implements Agent
     private final ArrayList<Connection> connections = new ArrayList<>();
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final ArrayList<RdsSocketImpl> congestedSockets = new ArrayList<>();
+    private final ArrayList<RdsSocketImpl> socketsToWake = new ArrayList<>();
     private final CongestionMap.PortConsumer onPeerPortFreed = this::onPeerPortFreed;
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private InetAddress updatingPeer;
@@ -109,7 +110,29 @@ final class StackAgent implements Agent
         {
             work += releaseDrainedPorts();
         }
+        wakeChangedSockets();
         return work;
+    }
+
+    /** Schedules a wake-up of a socket's blocked callers for the end of this duty cycle (one per cycle). */
+    private void wakeLater(final RdsSocketImpl socket)
+    {
+        if (!socket.wakePending)
+        {
+            socket.wakePending = true;
+            socketsToWake.add(socket);
+        }
+    }
+
+    private void wakeChangedSockets()
+    {
+        for (int i = 0, n = socketsToWake.size(); i < n; i++)
+        {
+            final RdsSocketImpl socket = socketsToWake.get(i);
+            socket.wakePending = false;
+            socket.wakeWaiters();
+        }
+        socketsToWake.clear();
     }
 
     private void execute(final StackCommand command)
@@ -169,6 +192,7 @@ final class StackAgent implements Agent
             clearLocalCongestion(endpoint, port);
         }
         socket.releaseInbound();
+        socket.wakeWaiters();
     }
 
     /**
@@ -194,7 +218,7 @@ final class StackAgent implements Agent
         }
         if (moved > 0)
         {
-            socket.wakeSenders();
+            wakeLater(socket);
         }
         return moved;
     }
@@ -217,6 +241,7 @@ final class StackAgent implements Agent
         message.buffer.putBytes(org.rds4j.core.wire.RdsHeader.LENGTH, buffer, offset, length);
         message.sender = sender;
         final long queued = socket.enqueueInbound(message);
+        wakeLater(socket);
         counters.recvDelivered.incrementOrdered();
         if (queued > socket.receiveBufferBytes() && !socket.congested)
         {
@@ -265,6 +290,7 @@ final class StackAgent implements Agent
         if (socket != null)
         {
             socket.releaseSendBytes(message.payloadLength);
+            wakeLater(socket);
         }
     }
 

@@ -65,6 +65,8 @@ public final class StackCounters implements AutoCloseable
     public final AtomicCounter connBadFrame;
     /** Transport connections refused (a duplicate, or from a node that must be connected to instead). */
     public final AtomicCounter connRefused;
+    /** Messages allocated because the pool had none of the size free: grows at warm-up, flat in steady state. */
+    public final AtomicCounter poolAlloc;
 
     /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
@@ -95,6 +97,7 @@ public final class StackCounters implements AutoCloseable
         connAttemptFailed = manager.newCounter("conn_attempt_failed");
         connBadFrame = manager.newCounter("conn_bad_frame");
         connRefused = manager.newCounter("conn_refused");
+        poolAlloc = manager.newCounter("pool_alloc");
     }
 
     /** @return every counter by name, in registration order. */

@@ -3,23 +3,19 @@ package org.rds4j.core;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * Wraps the configured idle strategy and publishes whether the agent is idling, so that an application
- * thread that hands it work can unpark it instead of waiting out a park period. A wake-up that races with
- * the agent going idle is not lost for longer than the strategy's longest park.
+ * Wraps an idle strategy given by the application (one that is not a {@link ParkingBackoffIdleStrategy}) so
+ * that it reports to a {@link WakeSignal}: the whole idle call counts as parked, since any agrona strategy
+ * may park inside it.
  */
 final class WakeableIdleStrategy implements IdleStrategy
 {
     private final IdleStrategy delegate;
-    private volatile boolean idling;
+    private final WakeSignal signal;
 
-    WakeableIdleStrategy(final IdleStrategy delegate)
+    WakeableIdleStrategy(final IdleStrategy delegate, final WakeSignal signal)
     {
         this.delegate = delegate;
-    }
-
-    boolean isIdling()
-    {
-        return idling;
+        this.signal = signal;
     }
 
     @Override
@@ -36,9 +32,9 @@ final class WakeableIdleStrategy implements IdleStrategy
     @Override
     public void idle()
     {
-        idling = true;
+        signal.parking();
         delegate.idle();
-        idling = false;
+        signal.awake();
     }
 
     @Override

@@ -28,7 +28,7 @@ class MessagePoolTest
     @Test
     void releasedMessagesAreReusedReset()
     {
-        final MessagePool pool = new MessagePool();
+        final MessagePool pool = new MessagePool(new StackCounters().poolAlloc);
         final Message message = pool.acquire(100);
         message.sequence = 9;
         message.cancelled = true;

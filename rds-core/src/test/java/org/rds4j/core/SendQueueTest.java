@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import org.junit.jupiter.api.Test;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,7 @@ class SendQueueTest
 {
     private static Message message(final long sequence, final int dport)
     {
-        final Message message = new Message(0, 256);
+        final Message message = new Message(0, java.nio.ByteBuffer.allocateDirect(RdsHeader.LENGTH + 256));
         message.sequence = sequence;
         message.dport = dport;
         return message;

@@ -1,0 +1,91 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The agent's default idle strategy: after a cycle without work it spins, then yields, then parks for a
+ * period that doubles from a minimum to a maximum; any work resets it. Unlike agrona's
+ * {@code BackoffIdleStrategy} it publishes when it is actually parked, so an application thread that hands
+ * the agent work unparks it only then, and only once per park: during the spin and yield phases the agent
+ * finds the work by itself at no system-call cost.
+ */
+final class ParkingBackoffIdleStrategy implements IdleStrategy
+{
+    private final int maxSpins;
+    private final int maxYields;
+    private final long minParkNs;
+    private final long maxParkNs;
+    private final WakeSignal signal;
+    private int spins;
+    private int yields;
+    private long parkNs;
+
+    /**
+     * @param maxSpins  idle cycles spent spinning before yielding.
+     * @param maxYields idle cycles spent yielding before parking.
+     * @param minParkNs first park period.
+     * @param maxParkNs longest park period; bounds how late a wake-up that races with parking is seen.
+     * @param signal    where the parked state is published.
+     */
+    ParkingBackoffIdleStrategy(
+        final int maxSpins, final int maxYields, final long minParkNs, final long maxParkNs, final WakeSignal signal)
+    {
+        this.maxSpins = maxSpins;
+        this.maxYields = maxYields;
+        this.minParkNs = minParkNs;
+        this.maxParkNs = maxParkNs;
+        this.signal = signal;
+        reset();
+    }
+
+    @Override
+    public void idle(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            reset();
+        }
+        else
+        {
+            idle();
+        }
+    }
+
+    @Override
+    public void idle()
+    {
+        if (spins < maxSpins)
+        {
+            spins++;
+            Thread.onSpinWait();
+        }
+        else if (yields < maxYields)
+        {
+            yields++;
+            Thread.yield();
+        }
+        else
+        {
+            signal.parking();
+            LockSupport.parkNanos(parkNs);
+            signal.awake();
+            parkNs = Math.min(parkNs * 2, maxParkNs);
+        }
+    }
+
+    @Override
+    public void reset()
+    {
+        spins = 0;
+        yields = 0;
+        parkNs = minParkNs;
+    }
+
+    @Override
+    public String alias()
+    {
+        return "parking-backoff";
+    }
+}
