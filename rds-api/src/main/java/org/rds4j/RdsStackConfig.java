@@ -1,5 +1,7 @@
 package org.rds4j;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -26,6 +28,8 @@ public final class RdsStackConfig
     private final Duration keepAliveIdle;
     private final Duration keepAliveInterval;
     private final int keepAliveCount;
+    private final String infoDirectory;
+    private final boolean infoFileEnabled;
 
     private RdsStackConfig(final Builder b)
     {
@@ -43,6 +47,8 @@ public final class RdsStackConfig
         keepAliveIdle = b.keepAliveIdle;
         keepAliveInterval = b.keepAliveInterval;
         keepAliveCount = b.keepAliveCount;
+        infoDirectory = b.infoDirectory;
+        infoFileEnabled = b.infoFileEnabled;
     }
 
     /** @return the defaults. */
@@ -75,6 +81,8 @@ public final class RdsStackConfig
         b.keepAliveIdle = keepAliveIdle;
         b.keepAliveInterval = keepAliveInterval;
         b.keepAliveCount = keepAliveCount;
+        b.infoDirectory = infoDirectory;
+        b.infoFileEnabled = infoFileEnabled;
         return b;
     }
 
@@ -168,6 +176,28 @@ public final class RdsStackConfig
         return keepAliveCount;
     }
 
+    /**
+     * @return the directory of the stack's info file ({@code <pid>-<name>-<n>.rds4j}, about 300 KiB, created
+     *         when the stack opens and deleted when it closes), which {@code rds info} reads from outside the
+     *         process. Default: the system property {@code rds4j.info.dir} if set, else
+     *         {@code /dev/shm/rds4j-<user.name>} when {@code /dev/shm} is a writable directory, else
+     *         {@code <java.io.tmpdir>/rds4j-<user.name>}; created if missing.
+     */
+    public String infoDirectory()
+    {
+        return infoDirectory;
+    }
+
+    /**
+     * @return whether the stack publishes its counters, connections and sockets in an info file in
+     *         {@link #infoDirectory()} (snapshots at most every 100 ms). Default true; a file that cannot be
+     *         created is logged and the stack runs without one.
+     */
+    public boolean infoFileEnabled()
+    {
+        return infoFileEnabled;
+    }
+
     @Override
     public String toString()
     {
@@ -176,7 +206,8 @@ public final class RdsStackConfig
             ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
             ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
-            ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount + "}";
+            ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount +
+            ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + "}";
     }
 
     /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
@@ -196,6 +227,8 @@ public final class RdsStackConfig
         private Duration keepAliveIdle = Duration.ofSeconds(5);
         private Duration keepAliveInterval = Duration.ofSeconds(5);
         private int keepAliveCount = 5;
+        private String infoDirectory = defaultInfoDirectory();
+        private boolean infoFileEnabled = true;
 
         private Builder()
         {
@@ -340,10 +373,54 @@ public final class RdsStackConfig
             return this;
         }
 
+        /**
+         * @param directory where the stack's info file goes (created if missing); see
+         *                  {@link RdsStackConfig#infoDirectory()} for the default.
+         * @return this builder.
+         */
+        public Builder infoDirectory(final String directory)
+        {
+            Objects.requireNonNull(directory, "infoDirectory");
+            if (directory.isBlank())
+            {
+                throw new IllegalArgumentException("infoDirectory must not be blank");
+            }
+            this.infoDirectory = directory;
+            return this;
+        }
+
+        /**
+         * @param enabled whether the stack publishes an info file for {@code rds info}; default true.
+         * @return this builder.
+         */
+        public Builder infoFile(final boolean enabled)
+        {
+            this.infoFileEnabled = enabled;
+            return this;
+        }
+
         /** @return the configuration. */
         public RdsStackConfig build()
         {
             return new RdsStackConfig(this);
+        }
+
+        /** The default info directory: {@code rds4j.info.dir}, else per user under /dev/shm, else under the temp dir. */
+        private static String defaultInfoDirectory()
+        {
+            final String property = System.getProperty("rds4j.info.dir");
+            if (property != null && !property.isBlank())
+            {
+                return property;
+            }
+            // the user name goes into a path: keep it to characters that are safe in one
+            final String user = System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
+            final Path shm = Path.of("/dev/shm");
+            if (Files.isDirectory(shm) && Files.isWritable(shm))
+            {
+                return shm.resolve("rds4j-" + user).toString();
+            }
+            return Path.of(System.getProperty("java.io.tmpdir"), "rds4j-" + user).toString();
         }
 
         private static int positive(final String what, final int value)

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.channels.ClosedChannelException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -45,8 +46,10 @@ public final class CoreStack implements RdsStack
     private static final Logger LOG = LoggerFactory.getLogger(CoreStack.class);
 
     private final RdsStackConfig config;
-    private final StackCounters counters = new StackCounters();
-    private final MessagePool pool = new MessagePool(counters.poolAlloc);
+    /** The info file {@code rds info} reads, holding the counters; null when disabled or not creatable. */
+    private final StackInfoFile infoFile;
+    private final StackCounters counters;
+    private final MessagePool pool;
     private final ConcurrentHashMap<InetAddress, LocalEndpoint> endpoints = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps = new ConcurrentHashMap<>();
     private final Set<RdsSocketImpl> sockets = ConcurrentHashMap.newKeySet();
@@ -60,6 +63,9 @@ public final class CoreStack implements RdsStack
     private CoreStack(final RdsStackConfig config, final IdleStrategy idle, final WakeSignal wakeSignal)
     {
         this.config = config;
+        this.infoFile = StackInfoFile.open(config);
+        this.counters = infoFile == null ? new StackCounters() : infoFile.newCounters();
+        this.pool = new MessagePool(counters.poolAlloc);
         final TransportContext context = new Context();
         final List<Transport> found = new ArrayList<>();
         for (final TransportFactory factory : ServiceLoader.load(TransportFactory.class, CoreStack.class.getClassLoader()))
@@ -70,7 +76,15 @@ public final class CoreStack implements RdsStack
         found.add(loopback);
         this.transports = Collections.unmodifiableList(found);
         this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps);
+        agent.infoFile(infoFile);
         this.wakeSignal = wakeSignal;
+        if (idle instanceof ParkingBackoffIdleStrategy)
+        {
+            // rds4j's own strategy parks through the signal: let the first transport that can block on its
+            // I/O do the waiting, so that arriving frames end the park at once
+            transports.stream().map(Transport::idleWaiter).filter(w -> w != null).findFirst()
+                .ifPresent(wakeSignal::idleWaiter);
+        }
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error on the agent thread", config.name(), throwable);
         this.runner = new AgentRunner(idle, errorHandler, null, agent);
         this.agentThread = AgentRunner.startOnThread(runner, runnable ->
@@ -165,6 +179,12 @@ public final class CoreStack implements RdsStack
             }
         }
         return null;
+    }
+
+    /** @return the path of this stack's info file (see {@link StackInfoReader}), or null if it has none. */
+    public Path infoFile()
+    {
+        return infoFile == null ? null : infoFile.path();
     }
 
     /** @return the live counters, for tools and tests; {@link #counters()} gives a snapshot. */
@@ -292,6 +312,10 @@ public final class CoreStack implements RdsStack
         }
         runner.close();
         counters.close();
+        if (infoFile != null)
+        {
+            infoFile.close();
+        }
         LOG.debug("{} closed", config.name());
     }
 

@@ -2,14 +2,13 @@ package org.rds4j.core;
 
 import org.agrona.concurrent.IdleStrategy;
 
-import java.util.concurrent.locks.LockSupport;
-
 /**
  * The agent's default idle strategy: after a cycle without work it spins, then yields, then parks for a
  * period that doubles from a minimum to a maximum; any work resets it. Unlike agrona's
  * {@code BackoffIdleStrategy} it publishes when it is actually parked, so an application thread that hands
  * the agent work unparks it only then, and only once per park: during the spin and yield phases the agent
- * finds the work by itself at no system-call cost.
+ * finds the work by itself at no system-call cost. It parks through the {@link WakeSignal}, which waits in a
+ * transport's selector when one can, so network input ends a park as soon as it arrives.
  */
 final class ParkingBackoffIdleStrategy implements IdleStrategy
 {
@@ -68,9 +67,7 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
         }
         else
         {
-            signal.parking();
-            LockSupport.parkNanos(parkNs);
-            signal.awake();
+            signal.park(parkNs);
             parkNs = Math.min(parkNs * 2, maxParkNs);
         }
     }

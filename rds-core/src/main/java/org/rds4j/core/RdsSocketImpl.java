@@ -658,6 +658,12 @@ final class RdsSocketImpl implements RdsSocket
         return receiveBufferBytes;
     }
 
+    /** @return the socket's SO_SNDBUF in bytes; any thread. */
+    int sendBufferBytes()
+    {
+        return sendBufferBytes;
+    }
+
     LocalEndpoint endpoint()
     {
         return endpoint;

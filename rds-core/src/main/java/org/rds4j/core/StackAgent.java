@@ -46,6 +46,9 @@ final class StackAgent implements Agent
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private InetAddress updatingPeer;
     private long nowNs = System.nanoTime();
+    /** The info file snapshots go to (null: none), and when the next is due. */
+    private StackInfoFile infoFile;
+    private long nextInfoSnapshotNs = nowNs;
 
     private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
     {
@@ -111,7 +114,18 @@ final class StackAgent implements Agent
             work += releaseDrainedPorts();
         }
         wakeChangedSockets();
+        if (infoFile != null && nowNs - nextInfoSnapshotNs >= 0)
+        {
+            nextInfoSnapshotNs = nowNs + StackInfoFile.SNAPSHOT_INTERVAL_NS;
+            infoFile.writeSnapshot(connections, sockets, System.currentTimeMillis());
+        }
         return work;
+    }
+
+    /** Before the agent starts: the info file to publish snapshots in, at most every 100 ms; null for none. */
+    void infoFile(final StackInfoFile file)
+    {
+        this.infoFile = file;
     }
 
     /** Schedules a wake-up of a socket's blocked callers for the end of this duty cycle (one per cycle). */

@@ -16,6 +16,10 @@ import java.util.Map;
 public final class StackCounters implements AutoCloseable
 {
     private static final int MAX_COUNTERS = 64;
+    /** Bytes of counter metadata (labels) the counters need: 64 counters of {@link CountersManager#METADATA_LENGTH}. */
+    public static final int METADATA_BYTES = MAX_COUNTERS * CountersManager.METADATA_LENGTH;
+    /** Bytes of counter values the counters need: 64 counters of {@link CountersManager#COUNTER_LENGTH}. */
+    public static final int VALUES_BYTES = MAX_COUNTERS * CountersManager.COUNTER_LENGTH;
 
     private final CountersManager manager;
 
@@ -71,9 +75,19 @@ public final class StackCounters implements AutoCloseable
     /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
     {
-        manager = new CountersManager(
-            new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersManager.METADATA_LENGTH)),
-            new UnsafeBuffer(ByteBuffer.allocateDirect(MAX_COUNTERS * CountersManager.COUNTER_LENGTH)));
+        this(new UnsafeBuffer(ByteBuffer.allocateDirect(METADATA_BYTES)), new UnsafeBuffer(ByteBuffer.allocateDirect(VALUES_BYTES)));
+    }
+
+    /**
+     * Allocates the counters in given memory, for example a memory-mapped file that tools read with agrona's
+     * {@link org.agrona.concurrent.status.CountersReader} (the stack's info file).
+     *
+     * @param metadata zeroed memory of {@link #METADATA_BYTES} bytes for the counters' labels.
+     * @param values   zeroed memory of {@link #VALUES_BYTES} bytes, 8-byte aligned, for their values.
+     */
+    public StackCounters(final UnsafeBuffer metadata, final UnsafeBuffer values)
+    {
+        manager = new CountersManager(metadata, values);
         sendQueued = manager.newCounter("send_queued");
         sendTransmitted = manager.newCounter("send_transmitted");
         sendDropAcked = manager.newCounter("send_drop_acked");

@@ -65,6 +65,15 @@ public interface Transport extends AutoCloseable
      */
     int doWork(long nowNs);
 
+    /**
+     * @return a way for the agent to wait for this transport's I/O when idle, or null if the transport has no
+     *         blocking wait (the agent then parks for bounded periods and polls).
+     */
+    default IdleWaiter idleWaiter()
+    {
+        return null;
+    }
+
     /** Closes listeners and every path. */
     @Override
     void close();

@@ -8,6 +8,7 @@ import org.rds4j.TransportType;
 import org.rds4j.core.Connection;
 import org.rds4j.core.ConnectionState;
 import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.IdleWaiter;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;
 import org.slf4j.Logger;
@@ -30,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -59,6 +61,29 @@ public final class TcpTransport implements Transport
     private final List<TcpPath> paths = new ArrayList<>();
     private final List<ConnectAttempt> attempts = new ArrayList<>();
     private final Consumer<SelectionKey> onSelected = this::onSelected;
+    private final IdleWaiter selectorWaiter = new IdleWaiter()
+    {
+        @Override
+        public void await(final long timeoutNs)
+        {
+            try
+            {
+                // ready keys are handled by the next duty cycle's selectNow; this only waits for readiness
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)));
+                selector.selectedKeys().clear();
+            }
+            catch (final IOException ex)
+            {
+                LOG.error("select failed", ex);
+            }
+        }
+
+        @Override
+        public void wake()
+        {
+            selector.wakeup();
+        }
+    };
     private long nowNs;
     private int selectedWork;
 
@@ -183,6 +208,16 @@ public final class TcpTransport implements Transport
         {
             LOG.error("cannot register listener on {}", local, ex);
         }
+    }
+
+    /**
+     * The agent waits for TCP I/O in this transport's selector: a frame arriving, a connection accepted or a
+     * connect completing ends the wait at once; {@link IdleWaiter#wake()} is {@link Selector#wakeup()}.
+     */
+    @Override
+    public IdleWaiter idleWaiter()
+    {
+        return selectorWaiter;
     }
 
     @Override
