@@ -75,8 +75,10 @@ final class RdsSocketImpl implements RdsSocket
 
     /** Agent: this socket's port is marked congested in its endpoint's map. */
     volatile boolean congested;
-    /** Agent only: the socket is on the agent's list of sockets to wake at the end of the duty cycle. */
+    /** Agent only: the socket is on the agent's list to wake at the end of the duty cycle, and whom to wake. */
     boolean wakePending;
+    boolean wakeSendersPending;
+    boolean wakeReceiversPending;
     /** Agent only: connections by remote address, and the last one used (most sockets talk to one peer at a time). */
     private final Map<InetAddress, Connection> connections = new HashMap<>();
     private InetAddress lastRemote;
@@ -285,7 +287,7 @@ final class RdsSocketImpl implements RdsSocket
         return length;
     }
 
-    /** Agent: an acked or cancelled message's bytes leave the send buffer; waiters are woken by {@link #wakeWaiters}. */
+    /** Agent: an acked or cancelled message's bytes leave the send buffer; senders are woken by {@link #wakeSenders}. */
     void releaseSendBytes(final int length)
     {
         sendQueued.addAndGet(-length);
@@ -297,10 +299,9 @@ final class RdsSocketImpl implements RdsSocket
         sendWaiters.wakeAll();
     }
 
-    /** Agent: once per duty cycle in which this socket's send buffer or receive queue changed. */
-    void wakeWaiters()
+    /** Agent: once per duty cycle in which a message was delivered to this socket. */
+    void wakeReceivers()
     {
-        sendWaiters.wakeAll();
         receiveWaiters.wakeAll();
     }
 
@@ -445,7 +446,7 @@ final class RdsSocketImpl implements RdsSocket
     }
 
     /**
-     * Agent: queues a received message; receivers are woken by {@link #wakeWaiters}.
+     * Agent: queues a received message; receivers are woken by {@link #wakeReceivers}.
      *
      * @return the bytes now queued.
      */

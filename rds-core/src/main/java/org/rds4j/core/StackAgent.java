@@ -128,8 +128,21 @@ final class StackAgent implements Agent
         this.infoFile = file;
     }
 
-    /** Schedules a wake-up of a socket's blocked callers for the end of this duty cycle (one per cycle). */
-    private void wakeLater(final RdsSocketImpl socket)
+    /** Schedules a wake-up of a socket's blocked senders for the end of this duty cycle (one per cycle). */
+    private void wakeSendersLater(final RdsSocketImpl socket)
+    {
+        socket.wakeSendersPending = true;
+        scheduleWake(socket);
+    }
+
+    /** Schedules a wake-up of a socket's blocked receivers for the end of this duty cycle (one per cycle). */
+    private void wakeReceiversLater(final RdsSocketImpl socket)
+    {
+        socket.wakeReceiversPending = true;
+        scheduleWake(socket);
+    }
+
+    private void scheduleWake(final RdsSocketImpl socket)
     {
         if (!socket.wakePending)
         {
@@ -144,7 +157,16 @@ final class StackAgent implements Agent
         {
             final RdsSocketImpl socket = socketsToWake.get(i);
             socket.wakePending = false;
-            socket.wakeWaiters();
+            if (socket.wakeSendersPending)
+            {
+                socket.wakeSendersPending = false;
+                socket.wakeSenders();
+            }
+            if (socket.wakeReceiversPending)
+            {
+                socket.wakeReceiversPending = false;
+                socket.wakeReceivers();
+            }
         }
         socketsToWake.clear();
     }
@@ -206,7 +228,8 @@ final class StackAgent implements Agent
             clearLocalCongestion(endpoint, port);
         }
         socket.releaseInbound();
-        socket.wakeWaiters();
+        socket.wakeSenders();
+        socket.wakeReceivers();
     }
 
     /**
@@ -232,7 +255,7 @@ final class StackAgent implements Agent
         }
         if (moved > 0)
         {
-            wakeLater(socket);
+            wakeSendersLater(socket);
         }
         return moved;
     }
@@ -255,7 +278,7 @@ final class StackAgent implements Agent
         message.buffer.putBytes(org.rds4j.core.wire.RdsHeader.LENGTH, buffer, offset, length);
         message.sender = sender;
         final long queued = socket.enqueueInbound(message);
-        wakeLater(socket);
+        wakeReceiversLater(socket);
         counters.recvDelivered.incrementOrdered();
         if (queued > socket.receiveBufferBytes() && !socket.congested)
         {
@@ -291,20 +314,31 @@ final class StackAgent implements Agent
         }
     }
 
-    /** Frees an acked or cancelled message's bytes from its socket's send buffer and recycles it. */
+    /**
+     * Recycles an acked or cancelled message, then frees its bytes from its socket's send buffer: in that
+     * order, so a sender admitted by the freed bytes finds the message back in the pool and a socket never
+     * needs more messages than its send buffer admits.
+     */
     void releaseSent(final Message message)
     {
-        releaseBytes(message);
+        final RdsSocketImpl socket = message.socket;
+        final int length = message.payloadLength;
         releaseMessage(message);
+        releaseBytes(socket, length);
     }
 
+    /** Frees a message's bytes from its socket's send buffer (the message stays where it is). */
     void releaseBytes(final Message message)
     {
-        final RdsSocketImpl socket = message.socket;
+        releaseBytes(message.socket, message.payloadLength);
+    }
+
+    private void releaseBytes(final RdsSocketImpl socket, final int length)
+    {
         if (socket != null)
         {
-            socket.releaseSendBytes(message.payloadLength);
-            wakeLater(socket);
+            socket.releaseSendBytes(length);
+            wakeSendersLater(socket);
         }
     }
 
