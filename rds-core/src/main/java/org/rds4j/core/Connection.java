@@ -48,6 +48,8 @@ public final class Connection
     private boolean reconnectWanted;
 
     private volatile long nextTxSequence = 1;
+    /** Highest sequence fully handed to a transport; an ack above it acks something never sent. */
+    private long highestSequenceSent;
     private volatile long nextRxSequence;
     private long lastAckSent;
     private boolean ackUrgent;
@@ -452,6 +454,7 @@ public final class Connection
             {
                 final Message message = queue.get(queue.sentCount());
                 queue.markSent();
+                highestSequenceSent = Math.max(highestSequenceSent, message.sequence);
                 ackSent(RdsHeader.ack(message.buffer, 0));
                 counters.sendTransmitted.incrementOrdered();
             }
@@ -538,6 +541,13 @@ public final class Connection
 
     private void onAck(final long ack)
     {
+        if (ack > highestSequenceSent)
+        {
+            // an ack of sequences never sent on this connection: from an earlier incarnation of one side
+            // (a restarted process starts again at 1); applying it would free messages the peer never had
+            counters.recvDropBadAck.incrementOrdered();
+            return;
+        }
         Message message;
         while ((message = queue.pollAcked(ack, inProgress == DATA)) != null)
         {

@@ -169,7 +169,8 @@ final class RdsSocketImpl implements RdsSocket
         {
             return RdsResult.ENOTCONN;
         }
-        if (destination.isUnresolved() || !isUnicast(destination.getAddress()))
+        if (destination.isUnresolved() || !isUnicast(destination.getAddress()) ||
+            destination.getAddress().getClass() != local.getAddress().getClass())
         {
             return RdsResult.EINVAL;
         }

@@ -55,6 +55,8 @@ public final class StackCounters implements AutoCloseable
     public final AtomicCounter recvAckRequired;
     /** Ack-only frames received. */
     public final AtomicCounter recvAckOnly;
+    /** Acks ignored because they acknowledged sequences never sent on the connection (a restarted peer). */
+    public final AtomicCounter recvDropBadAck;
     /** Congestion map updates queued to peers. */
     public final AtomicCounter congUpdateQueued;
     /** Congestion map updates received. */
@@ -104,6 +106,7 @@ public final class StackCounters implements AutoCloseable
         recvPing = manager.newCounter("recv_ping");
         recvAckRequired = manager.newCounter("recv_ack_required");
         recvAckOnly = manager.newCounter("recv_ack_only");
+        recvDropBadAck = manager.newCounter("recv_drop_bad_ack");
         congUpdateQueued = manager.newCounter("cong_update_queued");
         congUpdateReceived = manager.newCounter("cong_update_received");
         connUp = manager.newCounter("conn_up");

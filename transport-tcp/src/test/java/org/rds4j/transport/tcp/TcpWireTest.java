@@ -229,6 +229,39 @@ class TcpWireTest
     }
 
     @Test
+    void ackOfSequencesNeverSentIsIgnored() throws Exception
+    {
+        final InetAddress stackAddress = address(40, 10);
+        final InetAddress peerAddress = address(40, 20);
+        final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT));
+        final RdsSocket socket = socket(stackAddress, 5000);
+        final InetSocketAddress destination = new InetSocketAddress(peerAddress, 7000);
+        for (int i = 1; i <= 5; i++)
+        {
+            assertEquals(100, socket.send(ByteBuffer.wrap(pattern(100, i)), destination));
+        }
+        final FakePeer peer = track(listener.accept(T));
+        assertFullCongestionMap(peer.readFrame(T));
+        peer.sendCongestionMap(new byte[8192]);
+        for (int i = 1; i <= 5; i++)
+        {
+            assertEquals(i, peer.readFrame(T).seq());
+        }
+
+        // a peer that outlived an earlier incarnation of this stack repeats its old, higher ack
+        peer.sendAck(1000);
+        final Frame pong = roundTrip(peer, 1, 4444);
+        assertEquals(6, pong.seq(), "the pong follows data 1..5: " + pong);
+        assertEquals(500, socket.sendQueuedBytes(), "an ack above anything sent frees nothing");
+        awaitCounter("recv_drop_bad_ack", 1);
+        assertEquals(0L, stack.counters().get("send_drop_acked"));
+
+        peer.sendAck(5);
+        Await.until(T, () -> socket.sendQueuedBytes() == 0, () -> "a valid ack still frees; queued " + socket.sendQueuedBytes());
+        awaitCounter("send_drop_acked", 5);
+    }
+
+    @Test
     void retransmitAfterDrop() throws Exception
     {
         final InetAddress stackAddress = address(5, 10);
