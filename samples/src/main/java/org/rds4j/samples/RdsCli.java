@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = RdsCli.Version.class,
     description = "Reliable Datagram Sockets (Linux RDS semantics) for the JVM: samples and tools.",
-    subcommands = {DemoCommand.class, EchoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, EchoCommand.class, PingCommand.class, StressCommand.class, InfoCommand.class,
+        CpCommand.class, CommandLine.HelpCommand.class})
 public final class RdsCli implements Callable<Integer>
 {
     @Spec
@@ -55,7 +56,7 @@ public final class RdsCli implements Callable<Integer>
     @Override
     public Integer call()
     {
-        throw new ParameterException(spec.commandLine(), "Missing required subcommand (demo, echo or help)");
+        throw new ParameterException(spec.commandLine(), "Missing required subcommand (demo, echo, ping, stress, info, cp or help)");
     }
 
     /** {@code rds --version}: the jar's Implementation-Version. */

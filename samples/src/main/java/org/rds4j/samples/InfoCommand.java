@@ -1,0 +1,547 @@
+package org.rds4j.samples;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
+
+import org.rds4j.RdsStackConfig;
+
+import org.rds4j.core.StackInfoReader;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rds info}: shows the counters, connections and sockets of the stacks running on this host, read
+ * from outside their processes through the info files they publish (as AeronStat reads Aeron's
+ * {@code cnc.dat}). It opens no stack and sends nothing.
+ * <p>
+ * A file whose process is gone is stale: it is listed as such, and {@code --clean} deletes it. Exit status 0
+ * if at least one running stack was shown, 1 if none was found.
+ * <p>
+ * The files are read with rds-core's {@link StackInfoReader}, in {@link Core}.
+ */
+@Command(
+    name = "info",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Shows the counters, connections and sockets of the rds4j stacks running on this host.",
+        "Reads the info files the stacks publish (see RdsStackConfig.infoDirectory); opens no stack and sends nothing. "
+            + "Files of processes that are gone are listed as stale (--clean deletes them).",
+        "Exit status 0 if at least one running stack was shown, 1 if none was found."})
+public final class InfoCommand implements Callable<Integer>
+{
+    /** Clears an ANSI terminal and moves the cursor home. */
+    static final String CLEAR_SCREEN = "\033[H\033[2J";
+
+    private static final int EXIT_NO_STACK = 1;
+    private static final long HEARTBEAT_WARNING_MS = 5_000;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "Directory of the info files. Default: the stacks' default, the system property rds4j.info.dir, "
+            + "else /dev/shm/rds4j-<user> (or <tmpdir>/rds4j-<user> without /dev/shm).")
+    private Path dir;
+
+    @Option(names = "--stack", paramLabel = "NAME", description = "Only the stacks of this name.")
+    private String stackName;
+
+    @Option(names = "--watch", description = "Clear the screen and show again every --interval until interrupted.")
+    private boolean watch;
+
+    @Option(names = "--interval", paramLabel = "MS", defaultValue = "1000",
+        description = "Milliseconds between refreshes with --watch, at least 10. Default: ${DEFAULT-VALUE}.")
+    private long intervalMs;
+
+    @Option(names = "--json", description = "Print JSON (every counter, with or without --all) instead of tables.")
+    private boolean json;
+
+    @Option(names = "--all", description = "Show every counter, not only those that are not zero.")
+    private boolean all;
+
+    @Option(names = "--clean", description = "Delete the stale files of processes that are gone.")
+    private boolean clean;
+
+    /** Creates the command; picocli sets its options. */
+    public InfoCommand()
+    {
+    }
+
+    @Override
+    public Integer call() throws IOException
+    {
+        if (intervalMs < 10)
+        {
+            throw new ParameterException(spec.commandLine(), "--interval must be at least 10 ms: " + intervalMs);
+        }
+        final Path directory = dir != null ? dir : Path.of(RdsStackConfig.defaults().infoDirectory());
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        if (!watch)
+        {
+            return show(directory, out, err);
+        }
+        while (true)
+        {
+            if (!json)
+            {
+                out.print(CLEAR_SCREEN);
+                out.printf("rds info %s, every %d ms, %s (Ctrl-C to stop)%n%n", directory, intervalMs,
+                    LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")));
+            }
+            show(directory, out, out); // on the screen, not below it
+            out.flush();
+            try
+            {
+                Thread.sleep(intervalMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return 0;
+            }
+        }
+    }
+
+    /** Reads the directory once and prints it; returns the exit status. */
+    private int show(final Path directory, final PrintWriter out, final PrintWriter err) throws IOException
+    {
+        final List<StackView> live = new ArrayList<>();
+        final List<StackView> stale = new ArrayList<>();
+        final List<String> skipped = new ArrayList<>();
+        for (final StackView view : Core.read(directory, (file, reason) -> skipped.add(file + ": " + reason)))
+        {
+            if (stackName != null && !stackName.equals(view.name))
+            {
+                continue;
+            }
+            (view.staleReason() == null ? live : stale).add(view);
+        }
+        for (final String line : skipped)
+        {
+            err.println("rds info: skipped " + line);
+        }
+        final List<String> deleted = new ArrayList<>();
+        if (clean)
+        {
+            for (final StackView view : stale)
+            {
+                if (Files.deleteIfExists(view.file))
+                {
+                    deleted.add(view.file.toString());
+                }
+            }
+        }
+        if (json)
+        {
+            out.println(Json.document(directory, live, stale, deleted));
+        }
+        else
+        {
+            for (final StackView view : live)
+            {
+                printStack(out, view);
+            }
+            for (final StackView view : stale)
+            {
+                out.printf("%s: %s (stack %s, pid %d: %s)%n", deleted.contains(view.file.toString()) ? "deleted stale" : "stale",
+                    view.file, view.name, view.pid, view.staleReason());
+            }
+        }
+        out.flush();
+        if (live.isEmpty())
+        {
+            err.println("rds info: no running rds4j stack" + (stackName == null ? "" : " named " + stackName) + " in " +
+                directory + (stale.isEmpty() || clean ? "" : " (" + stale.size() + " stale file(s): --clean deletes them)"));
+            err.flush();
+            return EXIT_NO_STACK;
+        }
+        return 0;
+    }
+
+    private void printStack(final PrintWriter out, final StackView view)
+    {
+        final long now = System.currentTimeMillis();
+        out.printf("stack %s  pid %d  up %s%s%n", view.name, view.pid, duration(now - view.startTimeMillis),
+            now - view.heartbeatMillis > HEARTBEAT_WARNING_MS
+                ? "  (no heartbeat for " + duration(now - view.heartbeatMillis) + ": agent stuck or stopped?)" : "");
+        out.println("  file " + view.file);
+
+        final Map<String, Long> counters = new LinkedHashMap<>(view.counters);
+        if (!all)
+        {
+            counters.values().removeIf(value -> value == 0L);
+        }
+        out.println("  counters" + (all ? "" : " (not zero; --all for all)") + ":" + (counters.isEmpty() ? " all zero" : ""));
+        final int width = counters.keySet().stream().mapToInt(String::length).max().orElse(0);
+        counters.forEach((name, value) -> out.printf("    %-" + width + "s %d%n", name, value));
+
+        if (view.snapshotError != null)
+        {
+            out.println("  connections and sockets: " + view.snapshotError);
+            out.println();
+            return;
+        }
+        final Table connections = new Table("LOCAL", "REMOTE", "TRANSPORT", "STATE", ">NEXT TX", ">NEXT RX", ">UNACKED", ">CREDITS");
+        for (final Map<String, Object> c : view.connections)
+        {
+            connections.row(address(c.get("local")), address(c.get("remote")), c.get("transport"), c.get("state"),
+                c.get("nextTxSequence"), c.get("nextRxSequence"), c.get("unacked"), c.get("credits"));
+        }
+        out.println("  connections (" + count(view.connections.size(), view.connectionsTotal) + "):" +
+            (view.connections.isEmpty() ? " none" : ""));
+        connections.print(out, "    ");
+        final Table sockets = new Table("ADDRESS", "TRANSPORT", ">SEND QUEUED/LIMIT", ">RECV QUEUED/LIMIT", "CONGESTED");
+        for (final Map<String, Object> s : view.sockets)
+        {
+            sockets.row(address(s.get("address")), s.get("transport"),
+                s.get("sendQueuedBytes") + "/" + s.get("sendBufferBytes"),
+                s.get("receiveQueuedBytes") + "/" + s.get("receiveBufferBytes"),
+                Boolean.TRUE.equals(s.get("congested")) ? "yes" : "no");
+        }
+        out.println("  sockets (" + count(view.sockets.size(), view.socketsTotal) + "):" + (view.sockets.isEmpty() ? " none" : ""));
+        sockets.print(out, "    ");
+        out.println();
+    }
+
+    private static String count(final int shown, final int total)
+    {
+        return shown == total ? String.valueOf(total) : shown + " of " + total + ", the file holds no more";
+    }
+
+    /** @return an address as {@code a.b.c.d}, {@code [v6]:port} or {@code a.b.c.d:port}; {@code ?} if unknown. */
+    static String address(final Object value)
+    {
+        if (value instanceof InetSocketAddress socketAddress)
+        {
+            final InetAddress host = socketAddress.getAddress();
+            return (host instanceof Inet6Address ? "[" + host.getHostAddress() + "]" : address(host)) + ":" + socketAddress.getPort();
+        }
+        return value instanceof InetAddress inet ? inet.getHostAddress() : "?";
+    }
+
+    /** @return a duration as {@code h:mm:ss}, with days when it has any. */
+    static String duration(final long millis)
+    {
+        final long seconds = Math.max(0, millis) / 1000;
+        final long days = seconds / 86_400;
+        final String time = String.format("%d:%02d:%02d", seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
+        return days > 0 ? days + "d " + time : time;
+    }
+
+    /** One stack as read from its file, in plain JDK types. */
+    static final class StackView
+    {
+        Path file;
+        String name;
+        long pid;
+        long startTimeMillis;
+        long heartbeatMillis;
+        boolean closed;
+        boolean processAlive;
+        Map<String, Long> counters = Map.of();
+        List<Map<String, Object>> connections = List.of();
+        int connectionsTotal;
+        List<Map<String, Object>> sockets = List.of();
+        int socketsTotal;
+        String snapshotError;
+
+        /** @return why the file is stale, or null if its stack runs. */
+        String staleReason()
+        {
+            return closed ? "stack closed" : processAlive ? null : "process not running";
+        }
+    }
+
+    /** Reads stacks' info files with {@link StackInfoReader} into the views this command prints. */
+    static final class Core
+    {
+        private Core()
+        {
+        }
+
+        /** Reads every info file of a directory into views; files that are not info files go to {@code onSkipped}. */
+        static List<StackView> read(final Path directory, final BiConsumer<Path, String> onSkipped) throws IOException
+        {
+            final List<StackView> views = new ArrayList<>();
+            for (final StackInfoReader reader : StackInfoReader.openAll(directory, onSkipped))
+            {
+                try
+                {
+                    views.add(view(reader));
+                }
+                finally
+                {
+                    reader.close();
+                }
+            }
+            return views;
+        }
+
+        private static StackView view(final StackInfoReader reader)
+        {
+            final StackView view = new StackView();
+            view.file = reader.path();
+            view.name = reader.name();
+            view.pid = reader.pid();
+            view.startTimeMillis = reader.startTimeMillis();
+            view.heartbeatMillis = reader.heartbeatMillis();
+            view.closed = reader.isClosed();
+            view.processAlive = reader.isProcessAlive();
+            view.counters = reader.counters();
+            try
+            {
+                final StackInfoReader.Snapshot snapshot = reader.snapshot();
+                view.connections = snapshot.connections().stream().map(Core::fields).toList();
+                view.connectionsTotal = snapshot.connectionsTotal();
+                view.sockets = snapshot.sockets().stream().map(Core::fields).toList();
+                view.socketsTotal = snapshot.socketsTotal();
+            }
+            catch (final IllegalStateException ex)
+            {
+                view.snapshotError = ex.getMessage();
+            }
+            return view;
+        }
+
+        private static Map<String, Object> fields(final StackInfoReader.ConnectionRecord c)
+        {
+            final Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("local", c.local());
+            fields.put("remote", c.remote());
+            fields.put("transport", c.transport());
+            fields.put("state", c.state());
+            fields.put("nextTxSequence", c.nextTxSequence());
+            fields.put("nextRxSequence", c.nextRxSequence());
+            fields.put("unacked", c.unacked());
+            fields.put("credits", c.credits());
+            return fields;
+        }
+
+        private static Map<String, Object> fields(final StackInfoReader.SocketRecord s)
+        {
+            final Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("address", s.address());
+            fields.put("transport", s.transport());
+            fields.put("sendQueuedBytes", s.sendQueuedBytes());
+            fields.put("sendBufferBytes", s.sendBufferBytes());
+            fields.put("receiveQueuedBytes", s.receiveQueuedBytes());
+            fields.put("receiveBufferBytes", s.receiveBufferBytes());
+            fields.put("congested", s.congested());
+            return fields;
+        }
+    }
+
+    /** A text table: columns as wide as their widest cell; a header starting with '>' is right-aligned. */
+    static final class Table
+    {
+        private final String[] headers;
+        private final boolean[] right;
+        private final List<String[]> rows = new ArrayList<>();
+
+        Table(final String... headers)
+        {
+            this.headers = new String[headers.length];
+            this.right = new boolean[headers.length];
+            for (int i = 0; i < headers.length; i++)
+            {
+                right[i] = headers[i].startsWith(">");
+                this.headers[i] = right[i] ? headers[i].substring(1) : headers[i];
+            }
+        }
+
+        void row(final Object... cells)
+        {
+            final String[] row = new String[cells.length];
+            for (int i = 0; i < cells.length; i++)
+            {
+                row[i] = String.valueOf(cells[i]);
+            }
+            rows.add(row);
+        }
+
+        void print(final PrintWriter out, final String indent)
+        {
+            if (rows.isEmpty())
+            {
+                return;
+            }
+            final int[] widths = new int[headers.length];
+            for (int i = 0; i < headers.length; i++)
+            {
+                widths[i] = headers[i].length();
+                for (final String[] row : rows)
+                {
+                    widths[i] = Math.max(widths[i], row[i].length());
+                }
+            }
+            line(out, indent, headers, widths);
+            for (final String[] row : rows)
+            {
+                line(out, indent, row, widths);
+            }
+        }
+
+        private void line(final PrintWriter out, final String indent, final String[] cells, final int[] widths)
+        {
+            final StringBuilder line = new StringBuilder(indent);
+            for (int i = 0; i < cells.length; i++)
+            {
+                final String pad = " ".repeat(widths[i] - cells[i].length());
+                line.append(right[i] ? pad + cells[i] : cells[i] + (i == cells.length - 1 ? "" : pad));
+                if (i < cells.length - 1)
+                {
+                    line.append("  ");
+                }
+            }
+            out.println(line);
+        }
+    }
+
+    /** The {@code --json} document. */
+    static final class Json
+    {
+        private Json()
+        {
+        }
+
+        static String document(final Path directory, final List<StackView> live, final List<StackView> stale,
+            final List<String> deleted)
+        {
+            final StringBuilder json = new StringBuilder("{\"directory\":");
+            string(json, directory.toString());
+            json.append(",\"stacks\":[");
+            final long now = System.currentTimeMillis();
+            for (int i = 0; i < live.size(); i++)
+            {
+                final StackView view = live.get(i);
+                json.append(i == 0 ? "" : ",").append("{\"name\":");
+                string(json, view.name);
+                json.append(",\"pid\":").append(view.pid).append(",\"file\":");
+                string(json, view.file.toString());
+                json.append(",\"startTimeMillis\":").append(view.startTimeMillis)
+                    .append(",\"uptimeMillis\":").append(Math.max(0, now - view.startTimeMillis))
+                    .append(",\"heartbeatAgeMillis\":").append(now - view.heartbeatMillis)
+                    .append(",\"counters\":{");
+                boolean first = true;
+                for (final Map.Entry<String, Long> counter : view.counters.entrySet())
+                {
+                    json.append(first ? "" : ",");
+                    string(json, counter.getKey());
+                    json.append(':').append(counter.getValue());
+                    first = false;
+                }
+                json.append('}');
+                if (view.snapshotError != null)
+                {
+                    json.append(",\"snapshotError\":");
+                    string(json, view.snapshotError);
+                }
+                json.append(",\"connectionsTotal\":").append(view.connectionsTotal).append(",\"connections\":");
+                records(json, view.connections);
+                json.append(",\"socketsTotal\":").append(view.socketsTotal).append(",\"sockets\":");
+                records(json, view.sockets);
+                json.append('}');
+            }
+            json.append("],\"stale\":[");
+            for (int i = 0; i < stale.size(); i++)
+            {
+                final StackView view = stale.get(i);
+                json.append(i == 0 ? "" : ",").append("{\"name\":");
+                string(json, view.name);
+                json.append(",\"pid\":").append(view.pid).append(",\"file\":");
+                string(json, view.file.toString());
+                json.append(",\"reason\":");
+                string(json, view.staleReason());
+                json.append(",\"deleted\":").append(deleted.contains(view.file.toString())).append('}');
+            }
+            return json.append("]}").toString();
+        }
+
+        private static void records(final StringBuilder json, final List<Map<String, Object>> records)
+        {
+            json.append('[');
+            for (int i = 0; i < records.size(); i++)
+            {
+                json.append(i == 0 ? "{" : ",{");
+                boolean first = true;
+                for (final Map.Entry<String, Object> field : records.get(i).entrySet())
+                {
+                    json.append(first ? "" : ",");
+                    first = false;
+                    final Object value = field.getValue();
+                    if (value instanceof InetSocketAddress socketAddress)
+                    {
+                        string(json, field.getKey());
+                        json.append(':');
+                        string(json, socketAddress.getAddress() == null ? "?" : socketAddress.getAddress().getHostAddress());
+                        json.append(",\"port\":").append(socketAddress.getPort());
+                        continue;
+                    }
+                    string(json, field.getKey());
+                    json.append(':');
+                    if (value instanceof Number || value instanceof Boolean)
+                    {
+                        json.append(value);
+                    }
+                    else if (value == null)
+                    {
+                        json.append("null");
+                    }
+                    else
+                    {
+                        string(json, value instanceof InetAddress inet ? inet.getHostAddress() : value.toString());
+                    }
+                }
+                json.append('}');
+            }
+            json.append(']');
+        }
+
+        static void string(final StringBuilder json, final String value)
+        {
+            json.append('"');
+            for (int i = 0; i < value.length(); i++)
+            {
+                final char c = value.charAt(i);
+                switch (c)
+                {
+                    case '"' -> json.append("\\\"");
+                    case '\\' -> json.append("\\\\");
+                    case '\n' -> json.append("\\n");
+                    case '\r' -> json.append("\\r");
+                    case '\t' -> json.append("\\t");
+                    default ->
+                    {
+                        if (c < 0x20)
+                        {
+                            json.append(String.format("\\u%04x", (int)c));
+                        }
+                        else
+                        {
+                            json.append(c);
+                        }
+                    }
+                }
+            }
+            json.append('"');
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package org.rds4j.samples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rds4j.samples.stress.MiniJson;
+
+import picocli.CommandLine;
+
+/**
+ * {@code rds stress} end to end: a passive and an active node, each a command with its own stack, on 127.0.11.1
+ * and 127.0.11.2 in this JVM. The checks of single messages are unit-tested in {@code stress/*Test}.
+ */
+class StressCommandTest
+{
+    private static final String PASSIVE = "127.0.11.2:4000";
+    private static final String ACTIVE = "127.0.11.1:4000";
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void requestReplyWithVerifyLosesNothingAndMeasuresRoundTrips() throws Exception
+    {
+        final String port = tcpPort(26700);
+        final Node passive = Node.start("stress", "--bind", PASSIVE, "--duration", "10", "--json", "--tcp-port", port);
+        passive.awaitStarted();
+        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--duration", "1", "--tasks", "2",
+            "--depth", "4", "--size", "200", "--ack-size", "64", "--verify", "--json", "--report-interval", "0.25",
+            "--tcp-port", port);
+
+        assertEquals(0, active.await(), active.report());
+        assertEquals(0, passive.await(), passive.report());
+        final Map<String, Object> a = active.summary();
+        final Map<String, Object> p = passive.summary();
+        for (final Map<String, Object> s : List.of(a, p))
+        {
+            for (final String key : new String[] {"lost", "duplicated", "reordered", "verify_errors", "send_errors"})
+            {
+                assertEquals(0L, number(s, key), key + " in " + s);
+            }
+            for (final String key : new String[] {"sent", "received", "msgs_per_s", "mb_per_s", "retransmits", "reconnects",
+                "cpu_pct"})
+            {
+                assertNotNull(s.get(key), key + " in " + s);
+            }
+            assertEquals(Boolean.TRUE, s.get("ok"));
+        }
+        assertTrue(number(a, "sent") > 0, a.toString());
+        assertEquals(number(a, "sent"), number(p, "received"), "every request arrived");
+        assertEquals(number(a, "sent"), number(a, "replies"), "every request was answered");
+        assertEquals(number(a, "sent"), number(p, "replies_sent"));
+        assertEquals(0L, number(a, "received"), "nobody sends to the active node");
+        assertTrue((Double)a.get("msgs_per_s") > 0 && (Double)p.get("msgs_per_s") > 0);
+
+        final Map<?, ?> rtt = (Map<?, ?>)a.get("rtt_us");
+        assertNotNull(rtt, a.toString());
+        final double p50 = (Double)rtt.get("p50");
+        assertTrue(p50 > 0, a.toString());
+        assertTrue(p50 <= (Double)rtt.get("p90") && (Double)rtt.get("p90") <= (Double)rtt.get("p99")
+            && (Double)rtt.get("p99") <= (Double)rtt.get("p999") && (Double)rtt.get("p999") <= (Double)rtt.get("max"), a.toString());
+        assertEquals(null, p.get("rtt_us"), "the passive node measures no round trips");
+
+        // every line is one JSON object: start, intervals, summary last
+        final List<Map<String, Object>> lines = active.jsonLines();
+        assertEquals("start", lines.get(0).get("type"));
+        assertTrue(lines.stream().filter(l -> "interval".equals(l.get("type"))).count() >= 2, active.report());
+        assertEquals("summary", lines.get(lines.size() - 1).get("type"));
+        passive.jsonLines();
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void oneWayPassiveEndsOnDoneHavingReceivedExactlyWhatWasSent() throws Exception
+    {
+        final String port = tcpPort(26720);
+        final Node passive = Node.start("stress", "--bind", PASSIVE, "--duration", "20", "--json", "--tcp-port", port);
+        passive.awaitStarted();
+        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--one-way", "--verify",
+            "--duration", "1", "--size", "100", "--json", "--tcp-port", port);
+
+        assertEquals(0, active.await(), active.report());
+        final long activeEnded = System.nanoTime();
+        assertEquals(0, passive.await(), passive.report());
+        assertTrue(System.nanoTime() - activeEnded < TimeUnit.SECONDS.toNanos(5),
+            "the passive node should end on DONE, not after its --duration 20");
+        final Map<String, Object> a = active.summary();
+        final Map<String, Object> p = passive.summary();
+        assertTrue(number(a, "sent") > 0, a.toString());
+        assertEquals(number(a, "sent"), number(p, "received"), "received == sent exactly");
+        assertEquals(1L, number(p, "senders_done"));
+        assertEquals(1L, number(a, "tasks_done_acked"));
+        for (final Map<String, Object> s : List.of(a, p))
+        {
+            assertEquals(0L, number(s, "lost"), s.toString());
+            assertEquals(0L, number(s, "duplicated"), s.toString());
+            assertEquals(0L, number(s, "reordered"), s.toString());
+            assertEquals(0L, number(s, "verify_errors"), s.toString());
+            assertEquals(null, s.get("rtt_us"), "one-way: no round trips");
+        }
+        assertEquals(0L, number(p, "replies_sent"));
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void fixedRateSendsOnScheduleAndMeasuresRoundTrips() throws Exception
+    {
+        final String port = tcpPort(26740);
+        final Node passive = Node.start("stress", "--bind", PASSIVE, "--duration", "10", "--json", "--tcp-port", port);
+        passive.awaitStarted();
+        // a window of 16 lets the schedule catch up after a slow first round trip (connection set-up, a cold JIT);
+        // with depth 1 a task can never send faster than one request per round trip
+        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--rate", "1000", "--depth", "16",
+            "--duration", "1", "--json", "--tcp-port", port);
+
+        assertEquals(0, active.await(), active.report());
+        assertEquals(0, passive.await(), passive.report());
+        final Map<String, Object> a = active.summary();
+        final long sent = number(a, "sent");
+        assertTrue(sent >= 800 && sent <= 1200, "1000/s for 1 s, sent " + sent);
+        assertEquals(sent, number(passive.summary(), "received"));
+        assertTrue((Double)((Map<?, ?>)a.get("rtt_us")).get("p50") > 0, a.toString());
+        final double rate = (Double)a.get("msgs_per_s");
+        assertTrue(rate > 700 && rate < 1300, "msgs_per_s " + rate);
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void textReportAndTwoActiveNodesSendingToEachOther() throws Exception
+    {
+        // both nodes send and answer; each ends once its own tasks are acknowledged and the other said DONE
+        final String port = tcpPort(26760);
+        final Node one = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--duration", "1", "--depth", "2",
+            "--size", "64", "--verify", "--report-interval", "0.5", "--tcp-port", port);
+        final Node two = Node.start("stress", "--bind", PASSIVE, "--peer", ACTIVE, "--duration", "1", "--one-way",
+            "--size", "64", "--verify", "--report-interval", "0.5", "--tcp-port", port);
+        assertEquals(0, one.await(), one.report());
+        assertEquals(0, two.await(), two.report());
+        for (final Node node : List.of(one, two))
+        {
+            final String out = node.out.toString();
+            assertTrue(out.startsWith("stress: active node on "), out);
+            assertTrue(out.contains("rtt p50"), out);
+            assertTrue(out.contains("lost 0, duplicated 0, reordered 0, verify errors 0, send errors 0"), out);
+            assertTrue(out.trim().endsWith("stress: OK"), out);
+        }
+        assertTrue(one.out.toString().contains("rtt us: p50 "), one.report());
+        assertFalse(two.out.toString().contains("rtt us: p50 "), "one-way: " + two.report());
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aPeerThatNeverAnswersFailsTheRun() throws Exception
+    {
+        final String port = tcpPort(26780);
+        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", "127.0.11.3:4000", "--duration", "0.3",
+            "--grace", "0.3", "--report-interval", "0", "--json", "--tcp-port", port);
+        assertEquals(1, active.await(), active.report());
+        final Map<String, Object> a = active.summary();
+        assertEquals(Boolean.FALSE, a.get("ok"));
+        assertTrue(number(a, "lost") > 0, a.toString());
+        assertEquals(number(a, "sent"), number(a, "unanswered"), a.toString());
+        assertEquals(0L, number(a, "tasks_done_acked"));
+    }
+
+    @Test
+    void helpAndUsageErrors()
+    {
+        final StringWriter out = new StringWriter();
+        final CommandLine cli = new CommandLine(new RdsCli());
+        cli.setOut(new PrintWriter(out, true));
+        // picocli warns on System.err about a description it cannot format (an unescaped %)
+        final PrintStream systemErr = System.err;
+        final ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try
+        {
+            assertEquals(0, cli.execute("stress", "--help"));
+        }
+        finally
+        {
+            System.setErr(systemErr);
+        }
+        assertEquals("", warnings.toString(StandardCharsets.UTF_8));
+        for (final String option : new String[] {"Usage: rds stress", "--bind", "--peer", "--tasks", "--depth", "--size",
+            "--ack-size", "--one-way", "--duration", "--verify", "--rate", "--json", "--report-interval", "--grace",
+            "--tcp-port", "--transport"})
+        {
+            assertTrue(out.toString().contains(option), option + " missing from\n" + out);
+        }
+
+        assertUsageError("Missing required option: '--bind=IP:PORT'", "stress");
+        assertUsageError("--size must be 32..1048576", "stress", "--bind", ACTIVE, "--size", "31");
+        assertUsageError("--ack-size must be 32..1048576", "stress", "--bind", ACTIVE, "--ack-size", "2000000");
+        assertUsageError("--tasks must be", "stress", "--bind", ACTIVE, "--tasks", "0");
+        assertUsageError("--depth must be", "stress", "--bind", ACTIVE, "--depth", "0");
+        assertUsageError("--duration must be", "stress", "--bind", ACTIVE, "--duration", "0");
+        assertUsageError("--rate must be", "stress", "--bind", ACTIVE, "--rate", "-1");
+        assertUsageError("the same peer is given twice", "stress", "--bind", ACTIVE, "--peer", PASSIVE, "--peer", PASSIVE);
+        assertUsageError("'udp' is not a transport", "stress", "--bind", ACTIVE, "--transport", "udp");
+    }
+
+    private static void assertUsageError(final String expected, final String... args)
+    {
+        final StringWriter err = new StringWriter();
+        final CommandLine cli = new CommandLine(new RdsCli());
+        cli.setOut(new PrintWriter(new StringWriter(), true));
+        cli.setErr(new PrintWriter(err, true));
+        assertEquals(CommandLine.ExitCode.USAGE, cli.execute(args), String.join(" ", args) + "\n" + err);
+        assertTrue(err.toString().contains(expected), String.join(" ", args) + ": " + err);
+    }
+
+    private static String tcpPort(final int first)
+    {
+        return String.valueOf(TestPorts.freeTcpPort(first, "127.0.11.1", "127.0.11.2", "127.0.11.3"));
+    }
+
+    private static long number(final Map<String, Object> json, final String key)
+    {
+        final Object value = json.get(key);
+        assertTrue(value instanceof Double, key + " is not a number in " + json);
+        final double d = (Double)value;
+        assertEquals(Math.rint(d), d, key + " is not whole in " + json);
+        return (long)d;
+    }
+
+    /** One {@code rds} command running on its own thread, its output captured. */
+    private static final class Node
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        private final Thread thread;
+        private volatile int code = -1;
+
+        private Node(final String... args)
+        {
+            final CommandLine cli = new CommandLine(new RdsCli());
+            cli.setOut(new PrintWriter(out, true));
+            cli.setErr(new PrintWriter(err, true));
+            thread = new Thread(() -> code = cli.execute(args), "test-" + args[2]);
+            thread.setDaemon(true);
+        }
+
+        static Node start(final String... args)
+        {
+            final Node node = new Node(args);
+            node.thread.start();
+            return node;
+        }
+
+        /** Waits for the first output line, printed once the socket is bound. */
+        void awaitStarted() throws InterruptedException
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (out.toString().isEmpty())
+            {
+                if (!thread.isAlive() || System.nanoTime() > deadline)
+                {
+                    fail("the node did not start: " + report());
+                }
+                Thread.sleep(5);
+            }
+        }
+
+        int await() throws InterruptedException
+        {
+            thread.join(TimeUnit.SECONDS.toMillis(20));
+            assertFalse(thread.isAlive(), "still running: " + report());
+            return code;
+        }
+
+        List<Map<String, Object>> jsonLines()
+        {
+            return out.toString().lines().map(MiniJson::object).collect(Collectors.toList());
+        }
+
+        Map<String, Object> summary()
+        {
+            final List<Map<String, Object>> lines = jsonLines();
+            final Map<String, Object> last = lines.get(lines.size() - 1);
+            assertEquals("summary", last.get("type"), report());
+            return last;
+        }
+
+        String report()
+        {
+            return "output:\n" + out + "\nerrors:\n" + err;
+        }
+    }
+}
