@@ -1,57 +1,66 @@
 package org.rds4j.core;
 
-import java.util.Arrays;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Threads parked until the agent changes something they wait for (room in a send buffer, a message to
- * receive). Application threads register and deregister (rare: only when a call must wait); the agent
- * wakes them without taking a lock.
+ * receive). Application threads register and deregister around a wait; the agent wakes them without a lock.
  * <p>
  * A waiter registers, re-checks its condition, then parks with a deadline; a wake between the check and the
- * park leaves the park permit set, so no wake-up is lost.
+ * park leaves the park permit set, so no wake-up is lost. The first {@value #SLOTS} waiters take fixed slots
+ * with a compare-and-set, so waiting allocates nothing; more wait in an overflow list.
  */
 final class Waiters
 {
-    private static final Thread[] NONE = new Thread[0];
+    private static final int SLOTS = 8;
 
-    private volatile Thread[] threads = NONE;
+    private final AtomicReferenceArray<Thread> slots = new AtomicReferenceArray<>(SLOTS);
+    private final CopyOnWriteArrayList<Thread> overflow = new CopyOnWriteArrayList<>();
 
-    synchronized void add(final Thread thread)
+    void add(final Thread thread)
     {
-        final Thread[] old = threads;
-        final Thread[] now = Arrays.copyOf(old, old.length + 1);
-        now[old.length] = thread;
-        threads = now;
-    }
-
-    synchronized void remove(final Thread thread)
-    {
-        final Thread[] old = threads;
-        for (int i = 0; i < old.length; i++)
+        for (int i = 0; i < SLOTS; i++)
         {
-            if (old[i] == thread)
+            if (slots.get(i) == null && slots.compareAndSet(i, null, thread))
             {
-                final Thread[] now = new Thread[old.length - 1];
-                System.arraycopy(old, 0, now, 0, i);
-                System.arraycopy(old, i + 1, now, i, old.length - i - 1);
-                threads = now;
                 return;
             }
         }
+        overflow.add(thread);
     }
 
-    boolean isEmpty()
+    void remove(final Thread thread)
     {
-        return threads.length == 0;
+        for (int i = 0; i < SLOTS; i++)
+        {
+            if (slots.get(i) == thread)
+            {
+                slots.set(i, null);
+                return;
+            }
+        }
+        overflow.remove(thread);
     }
 
-    /** Unparks every registered thread; costs one volatile read when there is none. */
+    /** Unparks every registered thread; a few volatile reads when there is none. */
     void wakeAll()
     {
-        for (final Thread thread : threads)
+        for (int i = 0; i < SLOTS; i++)
         {
-            LockSupport.unpark(thread);
+            final Thread thread = slots.get(i);
+            if (thread != null)
+            {
+                LockSupport.unpark(thread);
+            }
+        }
+        if (!overflow.isEmpty())
+        {
+            for (final Thread thread : overflow)
+            {
+                LockSupport.unpark(thread);
+            }
         }
     }
 }
