@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# The rds4j comparison suite: rds4j over TCP vs raw Java NIO TCP, Aeron UDP and JGroups TCP, on loopback.
+#
+#   compare/run.sh [--quick] [--reps N] [--systems "rds4j rds4j-backoff nio aeron jgroups"]
+#                  [--cases "rtt tput64 tput1k fanout"]
+#                  [--out DIR] [--no-docs]
+#
+# This script builds nothing. It runs compare/target/compare.jar, which you build with
+#     mvn -q -o package -DskipTests -pl compare -am
+# (it runs that command itself only when the jar is missing; after changing code, rebuild first).
+#
+# Every run is a fresh pair of JVMs (one per node; the fan-out receiver process holds 16 receivers). Runs are
+# interleaved: for each repetition, for each case, every system in turn (A B C D A B C D ...), so slow drift in
+# the machine's load hits all systems alike. Each run appends one JSON line to DIR/results.jsonl; at the end
+# the table of medians (min-max) is printed and written into docs/benchmarks.md between
+# <!-- results:begin --> and <!-- results:end -->.
+#
+# Defaults: 3 repetitions; throughput 2 s warm-up + 5 s measured; RTT 20k warm-up + 100k measured round trips
+# (a full run takes about 11 minutes). --quick: 1 repetition, 1 s + 2 s, 10k + 20k round trips (~2 min).
+#
+# Systems: rds4j (driven like Aeron: polling application thread, agent idling with yield), rds4j-backoff
+# (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), nio, aeron, jgroups.
+#
+# Environment: JAVA (default java), JAVA_OPTS (replaces the JVM options below), RDS4J_OPTS,
+# RDS4J_BACKOFF_OPTS, NIO_OPTS, NIO_RTT_OPTS, AERON_OPTS, JGROUPS_OPTS (replace a system's options below;
+# any <SYSTEM>_RTT_OPTS, e.g. RDS4J_RTT_OPTS, replaces that system's options for the rtt case only).
+#
+# Only 127.0.0.x addresses and ports 20000-24099 are used. Every process has its own watchdog (--timeout);
+# the script terminates whatever it started when it exits (Ctrl-C, or kill -TERM <pid of run.sh>).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+JAR=$HERE/target/compare.jar
+JAVA=${JAVA:-java}
+
+REPS=3
+WARMUP=2
+DURATION=5
+WARMUP_RT=20000
+RT=100000
+SYSTEMS="rds4j rds4j-backoff nio aeron jgroups"
+CASES="rtt tput64 tput1k fanout"
+OUT=""
+DOCS=1
+QUICK=0
+COMMAND="compare/run.sh $*"
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1; REPS=1; WARMUP=1; DURATION=2; WARMUP_RT=10000; RT=20000 ;;
+    --reps) REPS=$2; shift ;;
+    --systems) SYSTEMS=$2; shift ;;
+    --cases) CASES=$2; shift ;;
+    --out) OUT=$2; shift ;;
+    --no-docs) DOCS=0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# JVM options, the same for every system and role. The --add-opens are for Aeron and agrona, which reach into
+# JDK internals (NIO selector, Unsafe) where allowed; they change nothing for the others.
+JAVA_OPTS=${JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stack=true \
+--add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED \
+--add-opens java.base/jdk.internal.misc=ALL-UNNAMED -Dorg.slf4j.simpleLogger.defaultLogLevel=info"}
+
+# Per-system settings (see docs/benchmarks.md, "How each system is driven"): chosen as the fastest settings
+# that are fair on a 2-core machine, where every spinning thread takes a core from another. rds4j and Aeron
+# are driven alike: the application thread polls and yields when idle, the background thread (rds4j's agent,
+# Aeron's SHARED driver) yields when idle. rds4j-backoff is rds4j as shipped: blocking calls, backoff agent.
+# Raw NIO is the ceiling, so it gets its best mode per case: polling for ping-pong, blocking channels for
+# throughput (steadier, and as fast or faster). <SYSTEM>_RTT_OPTS, when set, replaces <SYSTEM>_OPTS for rtt.
+RDS4J_OPTS=${RDS4J_OPTS:-"--io poll --idle yield --agent-idle yield"}
+RDS4J_BACKOFF_OPTS=${RDS4J_BACKOFF_OPTS:-"--io block --agent-idle backoff --idle yield"}
+NIO_OPTS=${NIO_OPTS:-"--io block"}
+NIO_RTT_OPTS=${NIO_RTT_OPTS:-"--io poll --idle yield"}
+AERON_OPTS=${AERON_OPTS:-"--threading shared --driver-idle yield --idle yield"}
+JGROUPS_OPTS=${JGROUPS_OPTS:-""}
+
+if [ ! -f "$JAR" ]; then
+  echo "run.sh: $JAR is missing; building it: (cd $ROOT && mvn -q -o package -DskipTests -pl compare -am)" >&2
+  (cd "$ROOT" && mvn -q -o package -DskipTests -pl compare -am)
+fi
+
+if [ -z "$OUT" ]; then
+  OUT=$HERE/target/results-$(date -u +%Y%m%d-%H%M%S)
+fi
+mkdir -p "$OUT/runs"
+RESULTS=$OUT/results.jsonl
+: > "$RESULTS"
+
+# ---------------------------------------------------------------- child processes
+
+PIDS=()
+AERON_BASE=/dev/shm/rds4j-compare-aeron-$$
+cleanup() {
+  local pid alive=0
+  for pid in "${PIDS[@]:-}"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      alive=1
+    fi
+  done
+  [ "$alive" = 1 ] && sleep 1
+  for pid in "${PIDS[@]:-}"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    # a killed rds4j stack leaves its info file (rds info) behind
+    [ -n "$pid" ] && rm -f /dev/shm/rds4j-"$(id -un)"/"$pid"-* 2>/dev/null || true
+  done
+  rm -rf "$AERON_BASE"-* 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
+
+# start ROLE_OUT ROLE_ERR ARGS...: starts a JVM in the background; its pid is in $STARTED
+start() {
+  local out=$1 err=$2
+  shift 2
+  # shellcheck disable=SC2086
+  "$JAVA" $JAVA_OPTS -cp "$JAR" org.rds4j.compare.Main "$@" >"$out" 2>"$err" &
+  STARTED=$!
+  PIDS+=("$STARTED")
+}
+
+# await_exit PID SECONDS: waits for a process to end by itself, then kills it (TERM, then KILL)
+await_exit() {
+  local pid=$1 limit=$2 waited=0
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((limit * 10)) ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  stop "$pid"
+}
+
+# stop PID: TERM, a second to go, then KILL; reaps it
+stop() {
+  local pid=$1 i
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 20); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# await_ready FILE PID SECONDS: waits for the READY line of a passive role
+await_ready() {
+  local file=$1 pid=$2 limit=$3 waited=0
+  while ! grep -q '^READY' "$file" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge $((limit * 20)) ]; then
+      return 1
+    fi
+    sleep 0.05
+    waited=$((waited + 1))
+  done
+}
+
+system_opts() {
+  local var
+  var=$(tr 'a-z-' 'A-Z_' <<<"$1")_RTT_OPTS
+  if [ "$2" = rtt ] && [ -n "${!var:-}" ]; then
+    echo "${!var}"
+    [ "$1" = aeron ] && echo "--aeron-dir $AERON_BASE"
+    return 0
+  fi
+  case "$1" in
+    rds4j) echo "$RDS4J_OPTS" ;;
+    rds4j-backoff) echo "$RDS4J_BACKOFF_OPTS" ;;
+    nio) echo "$NIO_OPTS" ;;
+    aeron) echo "$AERON_OPTS --aeron-dir $AERON_BASE" ;;
+    jgroups) echo "$JGROUPS_OPTS" ;;
+  esac
+}
+
+# ---------------------------------------------------------------- one run
+
+RUN=0
+run_one() {
+  local rep=$1 bench=$2 label=$3
+  local system=${label%-backoff}
+  RUN=$((RUN + 1))
+  local port=$((20000 + (RUN % 100) * 40))
+  local dir=$OUT/runs/$(printf '%03d' "$RUN")-$bench-$label
+  mkdir -p "$dir"
+  local common="--port $port --tcp-port $((port + 30)) --warmup $WARMUP --duration $DURATION --grace 2 --start-timeout 40"
+  local case_opts passive active measuring tmo
+  case "$bench" in
+    rtt) case_opts="--size 64 --warmup-rt $WARMUP_RT --rt $RT"; passive=rtt-server; active=rtt-client; measuring=active; tmo=180 ;;
+    tput64) case_opts="--size 64"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
+    tput1k) case_opts="--size 1024"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
+    fanout) case_opts="--size 64 --receivers 16"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
+    *) echo "run.sh: unknown case $bench" >&2; exit 2 ;;
+  esac
+  local sys_opts
+  sys_opts=$(system_opts "$label" "$bench" | tr '\n' ' ')
+  # shellcheck disable=SC2086
+  start "$dir/passive.out" "$dir/passive.err" "$system-$passive" $common $case_opts $sys_opts --timeout $((tmo + 20))
+  local ppid=$STARTED apid=""
+  if await_ready "$dir/passive.out" "$ppid" 60; then
+    # shellcheck disable=SC2086
+    start "$dir/active.out" "$dir/active.err" "$system-$active" $common $case_opts $sys_opts --timeout "$tmo"
+    apid=$STARTED
+    if [ "$measuring" = active ]; then
+      await_exit "$apid" $((tmo + 5))
+      stop "$ppid"
+    else
+      await_exit "$ppid" $((tmo + 5))
+      await_exit "$apid" 6
+    fi
+  else
+    echo "run.sh: $system-$passive did not get ready; see $dir/passive.err" >&2
+    stop "$ppid"
+  fi
+
+  local mfile=$dir/passive.out pfile=$dir/active.out
+  if [ "$measuring" = active ]; then mfile=$dir/active.out; pfile=$dir/passive.out; fi
+  local res peer peer_cpu
+  res=$(grep -m1 '^RESULT ' "$mfile" 2>/dev/null | cut -c8- || true)
+  peer=$(grep -m1 '^RESULT ' "$pfile" 2>/dev/null | cut -c8- || true)
+  peer_cpu=$(sed -n 's/.*"cpu_s":\([-0-9.eE+]*\).*/\1/p' <<<"$peer")
+  if [ -z "$res" ]; then
+    res="{\"system\":\"$system\",\"error\":\"no result line (see $dir)\"}"
+  fi
+  local line="{\"bench\":\"$bench\",\"label\":\"$label\",\"rep\":$rep,\"run\":$RUN,${res#\{}"
+  line="${line%\}},\"peer_cpu_s\":${peer_cpu:-null}}"
+  echo "$line" >> "$RESULTS"
+  local summary
+  summary=$(sed -n -e 's/.*"error":"\([^"]*\)".*/FAILED: \1/p' <<<"$line")
+  if [ -z "$summary" ]; then
+    if [ "$bench" = rtt ]; then
+      summary=$(sed -n 's/.*"p50_us":\([0-9.]*\).*"p90_us":\([0-9.]*\).*"p99_us":\([0-9.]*\).*/p50 \1 us, p90 \2 us, p99 \3 us/p' <<<"$line")
+    else
+      summary=$(sed -n 's/.*"msgs_per_s":\([0-9.]*\).*"mb_per_s":\([0-9.]*\).*/\1 msgs\/s, \2 MB\/s/p' <<<"$line")
+    fi
+  fi
+  printf '[%3d/%d] rep %d %-7s %-14s %s\n' "$RUN" "$TOTAL" "$rep" "$bench" "$label" "$summary"
+}
+
+# ---------------------------------------------------------------- main
+
+n_cases=$(wc -w <<<"$CASES")
+n_systems=$(wc -w <<<"$SYSTEMS")
+TOTAL=$((REPS * n_cases * n_systems))
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+START_TS=$(date +%s)
+echo "run.sh: $TOTAL runs ($REPS repetitions x cases [$CASES] x systems [$SYSTEMS]); results in $OUT"
+for rep in $(seq 1 "$REPS"); do
+  for bench in $CASES; do
+    for system in $SYSTEMS; do
+      run_one "$rep" "$bench" "$system"
+    done
+  done
+done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
+ELAPSED=$(( $(date +%s) - START_TS ))
+
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
+{
+  echo "Run $(date -u '+%Y-%m-%d %H:%M UTC'), $ELAPSED s, $TOTAL runs ($REPS per case and system$([ "$QUICK" = 1 ] && echo ', --quick: shorter windows, indicative only'))."
+  echo
+  echo "- machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; kernel $(uname -r); $(free -g | awk '/^Mem:/ {print $2 " GiB RAM"}')"
+  echo "- java: $JAVA_VERSION"
+  echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
+  echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} + ${RT} round trips"
+  echo "- JVM options: \`$JAVA_OPTS\`"
+  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`); Aeron: \`$AERON_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`"
+} > "$OUT/meta.md"
+
+echo
+if [ "$DOCS" = 1 ]; then
+  "$JAVA" -cp "$JAR" org.rds4j.compare.Main report --results "$RESULTS" --meta "$OUT/meta.md" --docs "$ROOT/docs/benchmarks.md"
+else
+  "$JAVA" -cp "$JAR" org.rds4j.compare.Main report --results "$RESULTS" --meta "$OUT/meta.md"
+fi
+echo "run.sh: done in $ELAPSED s; raw results: $RESULTS; per-run logs: $OUT/runs/"

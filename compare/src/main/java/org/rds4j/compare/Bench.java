@@ -1,0 +1,470 @@
+package org.rds4j.compare;
+
+import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+
+import java.lang.management.ManagementFactory;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * What every system's roles share: the options, the measurement windows, CPU time, the result line and the
+ * watchdog. A role prints exactly one line {@code RESULT {json}} on stdout (run.sh collects it) and
+ * human-readable progress on stderr.
+ * <p>
+ * Windows. A throughput sink starts its clock at the first message it receives, lets {@code --warmup}
+ * seconds pass, then counts for {@code --duration} seconds; a source starts its clock at its first accepted
+ * send and reports its CPU time over the same offsets, so both windows cover the same steady state (they are
+ * shifted by the first message's one-way latency). An RTT client does {@code --warmup-rt} round trips, then
+ * measures {@code --rt} round trips.
+ */
+final class Bench
+{
+    /** The RDS header length, also used as the NIO baseline's frame header. */
+    static final int HEADER = 48;
+
+    final Args args;
+    final String system;
+    final String role;
+    /** Payload bytes per message. */
+    final int size;
+    /** Receivers (sink sockets / connections / subscriptions / channels); 1 except in the fan-out case. */
+    final int receivers;
+    final long warmupNs;
+    final long durationNs;
+    /** How long a source keeps sending after its window, so the sink's window never sees a stopped source. */
+    final long graceNs;
+    final int warmupRoundTrips;
+    final int roundTrips;
+    /** How long a role waits for its peer (connection, first message) before it gives up. */
+    final long startTimeoutNs;
+    /** Print the sink's rate every 100 ms (stderr). */
+    final boolean trace;
+
+    Bench(final Args args, final String system, final String role)
+    {
+        this.args = args;
+        this.system = system;
+        this.role = role;
+        this.size = args.size("size", 64);
+        this.receivers = args.integer("receivers", 1);
+        this.warmupNs = seconds(args.dbl("warmup", 2));
+        this.durationNs = seconds(args.dbl("duration", 5));
+        this.graceNs = seconds(args.dbl("grace", 2));
+        this.warmupRoundTrips = args.integer("warmup-rt", 20_000);
+        this.roundTrips = args.integer("rt", 100_000);
+        this.startTimeoutNs = seconds(args.dbl("start-timeout", 30));
+        this.trace = args.flag("trace");
+        if (size < 16)
+        {
+            throw new IllegalArgumentException("--size must be at least 16 (payloads carry a sequence number)");
+        }
+        watchdog(args.dbl("timeout", 120));
+    }
+
+    private static long seconds(final double s)
+    {
+        return (long)(s * 1e9);
+    }
+
+    // ------------------------------------------------------------------ process-level helpers
+
+    /** @return CPU time of the whole process (every thread: application, agents, drivers, JIT, GC) in ns. */
+    static long cpuNs()
+    {
+        return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** Run by the watchdog before it halts the process: diagnostics such as a stack's counters. */
+    static final java.util.List<Runnable> WATCHDOG_HOOKS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Ends the process after {@code seconds} whatever it is doing: no role may outlive its run. */
+    static void watchdog(final double seconds)
+    {
+        final Thread t = new Thread(() ->
+        {
+            LockSupport.parkNanos((long)(seconds * 1e9));
+            System.err.println("watchdog: still running after " + seconds + " s, halting; threads:");
+            try
+            {
+                for (final Runnable hook : WATCHDOG_HOOKS)
+                {
+                    hook.run();
+                }
+                Thread.getAllStackTraces().forEach((thread, stack) ->
+                {
+                    final StringBuilder sb = new StringBuilder("  " + thread.getName() + " " + thread.getState() + "\n");
+                    for (int i = 0; i < Math.min(stack.length, 12); i++)
+                    {
+                        sb.append("      at ").append(stack[i]).append('\n');
+                    }
+                    System.err.print(sb);
+                });
+            }
+            catch (final Throwable ex)
+            {
+                System.err.println("watchdog: " + ex);
+            }
+            System.err.flush();
+            Runtime.getRuntime().halt(3);
+        }, "compare-watchdog");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Prints the result line, then exits, halting if an orderly shutdown takes more than 5 s. */
+    static void finish(final AutoCloseable... resources)
+    {
+        watchdog(5);
+        for (final AutoCloseable r : resources)
+        {
+            try
+            {
+                if (r != null)
+                {
+                    r.close();
+                }
+            }
+            catch (final Exception ex)
+            {
+                System.err.println("close: " + ex);
+            }
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+
+    /**
+     * @param spec {@code spin}, {@code yield}, {@code backoff} (agrona's defaults: 10 spins, 5 yields, park 1 us
+     *             doubling to 1 ms), {@code backoff-fast} (100 spins, 100 yields, park 1 us doubling to 100 us),
+     *             {@code noop} or {@code sleep:<us>}.
+     * @return the idle strategy.
+     */
+    static IdleStrategy idle(final String spec)
+    {
+        switch (spec)
+        {
+            case "spin": return new BusySpinIdleStrategy();
+            case "yield": return new YieldingIdleStrategy();
+            case "backoff": return new BackoffIdleStrategy();
+            case "backoff-fast": return new BackoffIdleStrategy(100, 100, 1_000, 100_000);
+            case "noop": return new NoOpIdleStrategy();
+            default:
+                if (spec.startsWith("sleep:"))
+                {
+                    return new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(Long.parseLong(spec.substring(6))));
+                }
+                throw new IllegalArgumentException("unknown idle strategy " + spec);
+        }
+    }
+
+    static void log(final String message)
+    {
+        System.err.println(message);
+        System.err.flush();
+    }
+
+    static void sleepNs(final long ns)
+    {
+        final long end = System.nanoTime() + ns;
+        long left;
+        while ((left = end - System.nanoTime()) > 0)
+        {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    Json result()
+    {
+        return new Json().put("system", system).put("role", role).put("size", size).put("receivers", receivers);
+    }
+
+    static void emit(final Json json)
+    {
+        System.out.println("RESULT " + json);
+        System.out.flush();
+    }
+
+    // ------------------------------------------------------------------ RTT client
+
+    /** One round trip: send a message carrying {@code seq}, wait for its echo, check it carries {@code seq}. */
+    interface RoundTrip
+    {
+        void exchange(long seq) throws Exception;
+    }
+
+    /** Runs the warm-up and measured round trips and prints the latency result. */
+    void rttClient(final RoundTrip rt, final Json extra) throws Exception
+    {
+        final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        long seq = 1;
+        final long warmStart = System.nanoTime();
+        for (int i = 0; i < warmupRoundTrips; i++)
+        {
+            rt.exchange(seq++);
+        }
+        log(system + " rtt: warm-up of " + warmupRoundTrips + " round trips took " +
+            fmt((System.nanoTime() - warmStart) / 1e9) + " s");
+        final long cpu0 = cpuNs();
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < roundTrips; i++)
+        {
+            final long start = System.nanoTime();
+            rt.exchange(seq++);
+            histogram.recordValue(Math.min(System.nanoTime() - start, histogram.getHighestTrackableValue()));
+        }
+        final long elapsed = System.nanoTime() - t0;
+        final long cpu = cpuNs() - cpu0;
+        final Json json = result().put("case", "rtt").put("round_trips", roundTrips)
+            .put("p50_us", histogram.getValueAtPercentile(50) / 1e3)
+            .put("p90_us", histogram.getValueAtPercentile(90) / 1e3)
+            .put("p99_us", histogram.getValueAtPercentile(99) / 1e3)
+            .put("p999_us", histogram.getValueAtPercentile(99.9) / 1e3)
+            .put("max_us", histogram.getMaxValue() / 1e3)
+            .put("mean_us", histogram.getMean() / 1e3)
+            .put("secs", elapsed / 1e9)
+            .put("cpu_s", cpu / 1e9)
+            .putAll(extra);
+        log(system + " rtt: p50 " + fmt(histogram.getValueAtPercentile(50) / 1e3) + " us, p99 " +
+            fmt(histogram.getValueAtPercentile(99) / 1e3) + " us over " + roundTrips + " round trips");
+        emit(json);
+    }
+
+    // ------------------------------------------------------------------ throughput sink
+
+    /**
+     * Per-receiver message counts and sequence errors, each on its own cache lines. A receiving thread that is
+     * the only writer of a slot uses {@link #add}; slots written by several threads use {@link #addAtomic}.
+     */
+    static final class Counts
+    {
+        private static final int STRIDE = 16;
+        private final AtomicLongArray values;
+        private final int n;
+
+        Counts(final int n)
+        {
+            this.n = n;
+            this.values = new AtomicLongArray((2 * n + 1) * STRIDE);
+        }
+
+        void add(final int receiver, final long delta)
+        {
+            final int i = (receiver + 1) * STRIDE;
+            values.lazySet(i, values.get(i) + delta);
+        }
+
+        void addAtomic(final int receiver, final long delta)
+        {
+            values.getAndAdd((receiver + 1) * STRIDE, delta);
+        }
+
+        void seqError(final int receiver)
+        {
+            values.getAndIncrement((n + receiver + 1) * STRIDE);
+        }
+
+        long get(final int receiver)
+        {
+            return values.get((receiver + 1) * STRIDE);
+        }
+
+        long total()
+        {
+            long sum = 0;
+            for (int i = 0; i < n; i++)
+            {
+                sum += get(i);
+            }
+            return sum;
+        }
+
+        long seqErrors()
+        {
+            long sum = 0;
+            for (int i = 0; i < n; i++)
+            {
+                sum += values.get((n + i + 1) * STRIDE);
+            }
+            return sum;
+        }
+    }
+
+    /**
+     * The sink's measurement, on the calling (main) thread while receiving threads update {@code counts}: waits
+     * for the first message, the warm-up, then measures one window and prints the result.
+     *
+     * @return whether a message arrived at all.
+     */
+    boolean measureSink(final Counts counts, final Json extra)
+    {
+        final long deadline = System.nanoTime() + startTimeoutNs;
+        while (counts.total() == 0)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                log(system + " sink: no message within the start timeout");
+                emit(result().put("case", "tput").put("error", "no message received"));
+                return false;
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        sleepNs(warmupNs);
+        final long[] before = new long[receivers];
+        for (int i = 0; i < receivers; i++)
+        {
+            before[i] = counts.get(i);
+        }
+        final long cpu0 = cpuNs();
+        final long t0 = System.nanoTime();
+        // sample every 100 ms: a stall shows as intervals in which nothing (or little) arrived
+        final long tick = 100_000_000L;
+        long last = counts.total();
+        long lastT = t0;
+        double minTick = Double.MAX_VALUE;
+        int emptyTicks = 0;
+        long next = t0 + tick;
+        final long end = t0 + durationNs;
+        while (next <= end)
+        {
+            sleepNs(next - System.nanoTime());
+            next += tick;
+            final long now = System.nanoTime();
+            if (now - lastT < tick / 2)
+            {
+                continue; // this thread woke late for the previous tick: no interval worth judging
+            }
+            final long c = counts.total();
+            final double r = (c - last) * 1e9 / (now - lastT);
+            minTick = Math.min(minTick, r);
+            if (trace)
+            {
+                log(String.format(Locale.ROOT, "%s sink: t=%.1f s %,.0f msgs/s", system, (now - t0) / 1e9, r));
+            }
+            if (c == last)
+            {
+                emptyTicks++;
+            }
+            last = c;
+            lastT = now;
+        }
+        sleepNs(end - System.nanoTime());
+        final long t1 = System.nanoTime();
+        final long cpu1 = cpuNs();
+        long total = 0;
+        double minRate = Double.MAX_VALUE;
+        double maxRate = 0;
+        final double secs = (t1 - t0) / 1e9;
+        for (int i = 0; i < receivers; i++)
+        {
+            final long got = counts.get(i) - before[i];
+            total += got;
+            minRate = Math.min(minRate, got / secs);
+            maxRate = Math.max(maxRate, got / secs);
+        }
+        final double rate = total / secs;
+        final Json json = result().put("case", "tput").put("msgs", total).put("secs", secs)
+            .put("msgs_per_s", rate)
+            .put("mb_per_s", rate * size / 1e6)
+            .put("cpu_s", (cpu1 - cpu0) / 1e9)
+            .put("rx_min_per_s", minRate)
+            .put("rx_max_per_s", maxRate)
+            .put("min_100ms_per_s", minTick == Double.MAX_VALUE ? null : minTick)
+            .put("empty_100ms", emptyTicks)
+            .put("seq_errors", counts.seqErrors())
+            .putAll(extra);
+        log(system + " sink: " + fmt(rate) + " msgs/s, " + fmt(rate * size / 1e6) + " MB/s over " + fmt(secs) + " s" +
+            (receivers > 1 ? " (per receiver " + fmt(minRate) + " .. " + fmt(maxRate) + ")" : ""));
+        emit(json);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ throughput source
+
+    /** The source's sending loop state: the loop runs while {@link #running}, counting into {@link #sent}. */
+    static final class SourceState
+    {
+        volatile boolean running = true;
+        private final AtomicLongArray sent = new AtomicLongArray(32);
+
+        void sent(final long n)
+        {
+            sent.lazySet(16, sent.get(16) + n);
+        }
+
+        long sent()
+        {
+            return sent.get(16);
+        }
+    }
+
+    /**
+     * The source's measurement, on the main thread while the sending thread runs: waits for the first
+     * accepted message, measures CPU time over the sink's window offsets, prints the result, keeps sending
+     * for {@code --grace} seconds, then stops the loop.
+     */
+    void measureSource(final SourceState state, final Thread sender, final Json extra)
+    {
+        final long deadline = System.nanoTime() + startTimeoutNs;
+        while (state.sent() == 0)
+        {
+            if (System.nanoTime() > deadline || !sender.isAlive())
+            {
+                log(system + " source: nothing sent within the start timeout");
+                emit(result().put("case", "tput").put("error", "nothing sent"));
+                state.running = false;
+                return;
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        sleepNs(warmupNs);
+        final long sent0 = state.sent();
+        final long cpu0 = cpuNs();
+        final long t0 = System.nanoTime();
+        sleepNs(durationNs);
+        final long cpu1 = cpuNs();
+        final long t1 = System.nanoTime();
+        final long sent = state.sent() - sent0;
+        final double secs = (t1 - t0) / 1e9;
+        emit(result().put("case", "tput").put("sent", sent).put("secs", secs).put("sent_per_s", sent / secs)
+            .put("cpu_s", (cpu1 - cpu0) / 1e9).putAll(extra));
+        log(system + " source: " + fmt(sent / secs) + " msgs/s accepted");
+        sleepNs(graceNs);
+        state.running = false;
+        try
+        {
+            sender.join(2000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static String fmt(final double v)
+    {
+        if (v >= 100)
+        {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    // ------------------------------------------------------------------ payload sequence numbers
+
+    /** Throws if an echoed sequence number is not the one sent. */
+    static void checkEcho(final long sent, final long got)
+    {
+        if (sent != got)
+        {
+            throw new IllegalStateException("echo carried sequence " + got + ", expected " + sent);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package org.rds4j.compare;
+
+import java.util.Arrays;
+
+/**
+ * The comparison suite's launcher: {@code java -jar compare.jar <system>-<role> [--option value ...]}, one role
+ * per process, or {@code report} to turn collected result lines into the table. run.sh is the usual caller.
+ * <p>
+ * Systems: {@code rds4j}, {@code nio}, {@code aeron}, {@code jgroups}. Roles: {@code rtt-server} (echoes),
+ * {@code rtt-client} (measures ping-pong), {@code sink} (receives and measures throughput; {@code --receivers N}
+ * for fan-out), {@code source} (sends as fast as flow control allows, round robin over {@code --receivers}
+ * destinations). Common options: {@code --size} (payload bytes, default 64), {@code --warmup}/{@code --duration}
+ * (seconds, default 2/5), {@code --warmup-rt}/{@code --rt} (round trips, default 20000/100000),
+ * {@code --port} (first port, default 5000), {@code --server-ip}/{@code --client-ip} (127.0.0.2/127.0.0.1),
+ * {@code --timeout} (seconds before the process halts itself, default 120). System options are described on
+ * {@link Rds4jBench}, {@link NioBench}, {@link AeronBench} and {@link JGroupsBench}.
+ */
+public final class Main
+{
+    private Main()
+    {
+    }
+
+    /** A passive role (server, sink) is bound and listening: run.sh starts the active role after this line. */
+    static void ready()
+    {
+        System.out.println("READY");
+        System.out.flush();
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))
+        {
+            System.err.println("usage: java -jar compare.jar <rds4j|nio|aeron|jgroups>-<rtt-server|rtt-client|sink|source> [--option value ...]");
+            System.err.println("       java -jar compare.jar report --results FILE [--docs FILE --meta FILE]");
+            System.exit(args.length == 0 ? 2 : 0);
+        }
+        final String command = args[0];
+        if (command.equals("report"))
+        {
+            Report.main(new Args(args, 1));
+            return;
+        }
+        final int dash = command.indexOf('-');
+        if (dash < 0)
+        {
+            throw new IllegalArgumentException("unknown command " + command + "; try --help");
+        }
+        final String system = command.substring(0, dash);
+        final String role = command.substring(dash + 1);
+        final Bench bench = new Bench(new Args(args, 1), system, role);
+        Bench.log("compare: " + system + " " + role + " " + String.join(" ", Arrays.copyOfRange(args, 1, args.length)));
+        switch (system)
+        {
+            case "rds4j":
+            {
+                final Rds4jBench b = new Rds4jBench(bench);
+                run(role, b::rttServer, b::rttClient, b::sink, b::source);
+                break;
+            }
+            case "nio":
+            {
+                final NioBench b = new NioBench(bench);
+                run(role, b::rttServer, b::rttClient, b::sink, b::source);
+                break;
+            }
+            case "aeron":
+            {
+                final AeronBench b = new AeronBench(bench);
+                run(role, b::rttServer, b::rttClient, b::sink, b::source);
+                break;
+            }
+            case "jgroups":
+            {
+                final JGroupsBench b = new JGroupsBench(bench);
+                run(role, b::rttServer, b::rttClient, b::sink, b::source);
+                break;
+            }
+            default:
+                throw new IllegalArgumentException("unknown system " + system);
+        }
+    }
+
+    private interface Role
+    {
+        void run() throws Exception;
+    }
+
+    private static void run(final String role, final Role rttServer, final Role rttClient, final Role sink, final Role source)
+        throws Exception
+    {
+        try
+        {
+            switch (role)
+            {
+                case "rtt-server": rttServer.run(); break;
+                case "rtt-client": rttClient.run(); break;
+                case "sink": sink.run(); break;
+                case "source": source.run(); break;
+                default: throw new IllegalArgumentException("unknown role " + role);
+            }
+        }
+        catch (final Throwable t)
+        {
+            t.printStackTrace();
+            System.out.println("RESULT " + new Json().put("role", role).put("error", String.valueOf(t)));
+            System.out.flush();
+            Runtime.getRuntime().halt(1);
+        }
+    }
+}

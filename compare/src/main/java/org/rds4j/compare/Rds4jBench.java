@@ -1,0 +1,463 @@
+package org.rds4j.compare;
+
+import org.agrona.concurrent.IdleStrategy;
+import org.rds4j.RdsMessageHandler;
+import org.rds4j.RdsOptions;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * rds4j over TCP: one {@link RdsStack} per process (the server/sink stack on {@code --server-ip}, default
+ * 127.0.0.2; the client/source stack on {@code --client-ip}, default 127.0.0.1; both on {@code --tcp-port}),
+ * one socket per process except the fan-out sink, which binds {@code --receivers} sockets in its one stack
+ * on consecutive ports (they all share the one RDS connection from the source's stack).
+ * <p>
+ * Options: {@code --io block} (blocking send and receive: the application thread parks while it waits and
+ * the agent unparks it) or {@code --io poll} (non-blocking send and {@link RdsSocket#poll}, the application
+ * thread idling with {@code --idle}; the fan-out sink always polls its sockets from one thread this way, as
+ * no call waits on several sockets); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
+ * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers.
+ */
+final class Rds4jBench
+{
+    private final Bench bench;
+    private final Args args;
+    private final String io;
+    private final String agentIdle;
+    private final String appIdle;
+    private final InetSocketAddress server;
+    private final InetSocketAddress client;
+
+    Rds4jBench(final Bench bench)
+    {
+        this.bench = bench;
+        this.args = bench.args;
+        this.io = args.str("io", "block");
+        this.agentIdle = args.str("agent-idle", "backoff");
+        this.appIdle = args.str("idle", "yield");
+        final int port = args.integer("port", 5000);
+        this.server = new InetSocketAddress(args.str("server-ip", "127.0.0.2"), port);
+        this.client = new InetSocketAddress(args.str("client-ip", "127.0.0.1"), port);
+        if (!io.equals("block") && !io.equals("poll"))
+        {
+            throw new IllegalArgumentException("--io must be block or poll: " + io);
+        }
+    }
+
+    private RdsStack openStack(final String name)
+    {
+        final RdsStackConfig.Builder b = RdsStackConfig.builder()
+            .name(name)
+            .tcpPort(args.integer("tcp-port", 29500))
+            .idleStrategy(agentIdle);
+        final int sndbuf = args.size("sndbuf", 0);
+        final int rcvbuf = args.size("rcvbuf", 0);
+        if (sndbuf > 0)
+        {
+            b.sendBufferBytes(sndbuf);
+        }
+        if (rcvbuf > 0)
+        {
+            b.receiveBufferBytes(rcvbuf);
+        }
+        final RdsStack stack = RdsStack.open(b.build());
+        // passive roles end with SIGTERM from run.sh: close the stack (and its info file) on the way out
+        Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "rds4j-close"));
+        if (bench.trace)
+        {
+            traceCounters(name, stack);
+        }
+        Bench.WATCHDOG_HOOKS.add(() ->
+        {
+            logCounters(name, stack);
+            Bench.log("rds4j " + name + " connections: " + stack.connections());
+        });
+        return stack;
+    }
+
+    private Json extra()
+    {
+        return new Json().put("io", io).put("agent_idle", agentIdle).put("app_idle", io.equals("poll") ? appIdle : "park");
+    }
+
+    /** Sends, retrying a full buffer or congested port until accepted or {@code running} goes false. */
+    private static int sendNonBlocking(final RdsSocket socket, final ByteBuffer src, final InetSocketAddress dest,
+        final IdleStrategy idle, final Bench.SourceState state) throws IOException
+    {
+        int r;
+        idle.reset();
+        while ((r = socket.send(src, dest)) < 0)
+        {
+            if (r != RdsResult.EAGAIN && r != RdsResult.ENOBUFS)
+            {
+                throw new IOException("send failed: " + RdsResult.name(r));
+            }
+            if (state != null && !state.running)
+            {
+                return r;
+            }
+            idle.idle();
+        }
+        return r;
+    }
+
+    /** --trace: logs the counters that changed every 100 ms, with the time since the stack opened. */
+    private static void traceCounters(final String who, final RdsStack stack)
+    {
+        final long start = System.nanoTime();
+        final Thread t = new Thread(() ->
+        {
+            Map<String, Long> last = stack.counters();
+            while (true)
+            {
+                Bench.sleepNs(100_000_000L);
+                final Map<String, Long> now = stack.counters();
+                final StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT, "rds4j %s t=%.1f", who,
+                    (System.nanoTime() - start) / 1e9));
+                for (final Map.Entry<String, Long> e : now.entrySet())
+                {
+                    final long delta = e.getValue() - last.getOrDefault(e.getKey(), 0L);
+                    if (delta != 0)
+                    {
+                        sb.append(' ').append(e.getKey()).append("=+").append(delta);
+                    }
+                }
+                Bench.log(sb.toString());
+                last = now;
+            }
+        }, "rds4j-trace");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void logCounters(final String who, final RdsStack stack)
+    {
+        final Map<String, Long> nonZero = new TreeMap<>();
+        stack.counters().forEach((k, v) ->
+        {
+            if (v != 0)
+            {
+                nonZero.put(k, v);
+            }
+        });
+        Bench.log("rds4j " + who + " counters: " + nonZero);
+    }
+
+    // ------------------------------------------------------------------ RTT
+
+    void rttServer() throws Exception
+    {
+        final RdsStack stack = openStack("rtt-server");
+        final RdsSocket socket = stack.openSocket().bind(server);
+        Main.ready();
+        if (io.equals("block"))
+        {
+            socket.setOption(RdsOptions.SO_SNDTIMEO, Duration.ofSeconds(5));
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(bench.size, 64 * 1024));
+            while (true)
+            {
+                buffer.clear();
+                final InetSocketAddress from = socket.receive(buffer);
+                if (from == null)
+                {
+                    continue;
+                }
+                buffer.flip();
+                final int r = socket.send(buffer, from);
+                if (r < 0)
+                {
+                    Bench.log("rds4j rtt-server: echo failed: " + RdsResult.name(r));
+                }
+            }
+        }
+        socket.configureBlocking(false);
+        final IdleStrategy idle = Bench.idle(appIdle);
+        final IdleStrategy sendIdle = Bench.idle(appIdle);
+        final RdsMessageHandler echo = (from, payload) ->
+        {
+            try
+            {
+                sendNonBlocking(socket, payload, from, sendIdle, null);
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        };
+        while (true)
+        {
+            idle.idle(socket.poll(echo, 64));
+        }
+    }
+
+    void rttClient() throws Exception
+    {
+        final RdsStack stack = openStack("rtt-client");
+        final RdsSocket socket = stack.openSocket().bind(client);
+        final ByteBuffer out = ByteBuffer.allocateDirect(bench.size);
+        final ByteBuffer in = ByteBuffer.allocateDirect(Math.max(bench.size, 64 * 1024));
+        socket.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofMillis(200));
+        // handshake: the server is bound (run.sh waits for READY), but its stack may still be connecting
+        final long deadline = System.nanoTime() + bench.startTimeoutNs;
+        long hello = 0;
+        boolean answered = false;
+        while (!answered)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException("no echo from " + server);
+            }
+            out.clear().putLong(0, --hello);
+            socket.send(out, server);
+            // wait 200 ms for this hello's echo, skipping late echoes of earlier ones (which are > hello)
+            while (true)
+            {
+                in.clear();
+                if (socket.receive(in) == null)
+                {
+                    break;
+                }
+                if (in.getLong(0) == hello)
+                {
+                    answered = true;
+                    break;
+                }
+            }
+        }
+        socket.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofSeconds(5));
+        final Bench.RoundTrip rt;
+        if (io.equals("block"))
+        {
+            rt = seq ->
+            {
+                out.clear().putLong(0, seq);
+                final int r = socket.send(out, server);
+                if (r < 0)
+                {
+                    throw new IOException("send: " + RdsResult.name(r));
+                }
+                long got;
+                do
+                {
+                    in.clear();
+                    if (socket.receive(in) == null)
+                    {
+                        throw new IOException("no echo within 5 s for " + seq);
+                    }
+                    got = in.getLong(0);
+                }
+                while (got < 0); // a late echo of a handshake retry
+                Bench.checkEcho(seq, got);
+            };
+        }
+        else
+        {
+            socket.configureBlocking(false);
+            final IdleStrategy idle = Bench.idle(appIdle);
+            final long[] got = new long[1];
+            final RdsMessageHandler handler = (from, payload) -> got[0] = payload.getLong(payload.position());
+            rt = seq ->
+            {
+                out.clear().putLong(0, seq);
+                sendNonBlocking(socket, out, server, idle, null);
+                got[0] = 0;
+                idle.reset();
+                final long limit = System.nanoTime() + 5_000_000_000L;
+                while (got[0] <= 0)
+                {
+                    if (socket.poll(handler, 1) == 0)
+                    {
+                        if (System.nanoTime() > limit)
+                        {
+                            throw new IOException("no echo within 5 s for " + seq);
+                        }
+                        idle.idle();
+                    }
+                }
+                Bench.checkEcho(seq, got[0]);
+            };
+        }
+        bench.rttClient(rt, extra());
+        logCounters("rtt-client", stack);
+        Bench.finish(stack);
+    }
+
+    // ------------------------------------------------------------------ throughput
+
+    void sink() throws Exception
+    {
+        final RdsStack stack = openStack("sink");
+        final int n = bench.receivers;
+        final RdsSocket[] sockets = new RdsSocket[n];
+        for (int i = 0; i < n; i++)
+        {
+            sockets[i] = stack.openSocket().bind(new InetSocketAddress(server.getAddress(), server.getPort() + i));
+        }
+        final Bench.Counts counts = new Bench.Counts(n);
+        final Thread thread;
+        if (io.equals("block") && n == 1)
+        {
+            // one receiving thread, parked while its socket is empty
+            thread = new Thread(() -> receiveBlocking(sockets[0], 0, counts), "rds4j-sink");
+        }
+        else
+        {
+            // one thread polls every socket, idling with --idle when all are empty: there is no call that waits
+            // on several sockets at once, and one thread per socket would be 16 threads on 2 cores
+            thread = new Thread(() -> pollAll(sockets, counts), "rds4j-sink");
+        }
+        thread.setDaemon(true);
+        thread.start();
+        Main.ready();
+        bench.measureSink(counts, extra().put("sink_io", io.equals("block") && n == 1 ? "block" : "poll:" + appIdle));
+        logCounters("sink", stack);
+        Bench.finish(stack);
+    }
+
+    private void receiveBlocking(final RdsSocket socket, final int index, final Bench.Counts counts)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(bench.size, 64 * 1024));
+        long expected = -1;
+        try
+        {
+            socket.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofMillis(500));
+            while (socket.isOpen())
+            {
+                buffer.clear();
+                if (socket.receive(buffer) == null)
+                {
+                    continue;
+                }
+                final long seq = buffer.getLong(0);
+                if (expected >= 0 && seq != expected)
+                {
+                    counts.seqError(index);
+                }
+                expected = seq + 1;
+                counts.add(index, 1);
+            }
+        }
+        catch (final IOException ex)
+        {
+            if (socket.isOpen())
+            {
+                Bench.log("rds4j sink: " + ex);
+            }
+        }
+    }
+
+    private void pollAll(final RdsSocket[] sockets, final Bench.Counts counts)
+    {
+        final IdleStrategy idle = Bench.idle(appIdle);
+        final int n = sockets.length;
+        final long[] expected = new long[n];
+        final RdsMessageHandler[] handlers = new RdsMessageHandler[n];
+        for (int i = 0; i < n; i++)
+        {
+            expected[i] = -1;
+            final int index = i;
+            handlers[i] = (from, payload) ->
+            {
+                final long seq = payload.getLong(payload.position());
+                if (expected[index] >= 0 && seq != expected[index])
+                {
+                    counts.seqError(index);
+                }
+                expected[index] = seq + 1;
+            };
+        }
+        try
+        {
+            for (final RdsSocket s : sockets)
+            {
+                s.configureBlocking(false);
+            }
+            while (true)
+            {
+                int work = 0;
+                for (int i = 0; i < n; i++)
+                {
+                    final int got = sockets[i].poll(handlers[i], 256);
+                    if (got > 0)
+                    {
+                        counts.add(i, got);
+                        work += got;
+                    }
+                }
+                idle.idle(work);
+            }
+        }
+        catch (final IOException ex)
+        {
+            Bench.log("rds4j sink: " + ex);
+        }
+    }
+
+    void source() throws Exception
+    {
+        final RdsStack stack = openStack("source");
+        final RdsSocket socket = stack.openSocket().bind(client);
+        final int n = bench.receivers;
+        final InetSocketAddress[] destinations = new InetSocketAddress[n];
+        for (int i = 0; i < n; i++)
+        {
+            destinations[i] = new InetSocketAddress(server.getAddress(), server.getPort() + i);
+        }
+        final Bench.SourceState state = new Bench.SourceState();
+        final Thread sender = new Thread(() ->
+        {
+            final ByteBuffer out = ByteBuffer.allocateDirect(bench.size);
+            final long[] seq = new long[n];
+            final IdleStrategy idle = Bench.idle(appIdle);
+            try
+            {
+                if (io.equals("block"))
+                {
+                    socket.setOption(RdsOptions.SO_SNDTIMEO, Duration.ofMillis(200));
+                }
+                else
+                {
+                    socket.configureBlocking(false);
+                }
+                int d = 0;
+                while (state.running)
+                {
+                    out.clear().putLong(0, seq[d]);
+                    final int r = io.equals("block") ? socket.send(out, destinations[d])
+                        : sendNonBlocking(socket, out, destinations[d], idle, state);
+                    if (r >= 0)
+                    {
+                        seq[d]++;
+                        state.sent(1);
+                        if (++d == n)
+                        {
+                            d = 0;
+                        }
+                    }
+                    else if (r != RdsResult.ETIMEDOUT && r != RdsResult.EAGAIN && r != RdsResult.ENOBUFS)
+                    {
+                        throw new IOException("send failed: " + RdsResult.name(r));
+                    }
+                }
+            }
+            catch (final IOException ex)
+            {
+                Bench.log("rds4j source: " + ex);
+            }
+        }, "rds4j-source");
+        sender.setDaemon(true);
+        sender.start();
+        bench.measureSource(state, sender, extra());
+        logCounters("source", stack);
+        Bench.finish(stack);
+    }
+}

@@ -1,0 +1,305 @@
+package org.rds4j.compare;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * {@code report --results FILE [--docs FILE --meta FILE]}: reads the result lines run.sh collected (one JSON
+ * object per run: the measuring role's result plus {@code bench}, {@code rep} and the other role's
+ * {@code peer_cpu_s}), prints medians with min-max per case and system, ratios to raw NIO and rds4j's ratio to
+ * Aeron, and writes the same tables into the docs file between {@code <!-- results:begin -->} and
+ * {@code <!-- results:end -->}, headed by the meta file (date, machine, command).
+ */
+final class Report
+{
+    static final String BEGIN = "<!-- results:begin -->";
+    static final String END = "<!-- results:end -->";
+    private static final String[] SYSTEMS = {"rds4j", "rds4j-backoff", "nio", "aeron", "jgroups"};
+    private static final Map<String, String> LABELS = Map.of(
+        "rds4j", "rds4j TCP", "rds4j-backoff", "rds4j TCP, default idle", "nio", "raw NIO TCP", "aeron", "Aeron UDP",
+        "jgroups", "JGroups TCP");
+
+    private final List<Json> runs = new ArrayList<>();
+    private final StringBuilder out = new StringBuilder();
+
+    static void main(final Args args) throws IOException
+    {
+        final Report report = new Report();
+        for (final String line : Files.readAllLines(Path.of(args.str("results", "results.jsonl")), StandardCharsets.UTF_8))
+        {
+            if (line.isBlank())
+            {
+                continue;
+            }
+            try
+            {
+                report.runs.add(Json.parse(line));
+            }
+            catch (final RuntimeException ex)
+            {
+                System.err.println("report: skipped a bad line: " + line);
+            }
+        }
+        final String meta = args.str("meta", null) == null ? "" :
+            Files.readString(Path.of(args.str("meta", null)), StandardCharsets.UTF_8);
+        final String tables = report.tables();
+        System.out.println(tables);
+        final String docs = args.str("docs", null);
+        if (docs != null)
+        {
+            writeInto(Path.of(docs), meta + "\n" + tables);
+            System.err.println("report: tables written into " + docs);
+        }
+    }
+
+    /** Replaces what is between the markers (appending the markers if the file lacks them). */
+    static void writeInto(final Path file, final String content) throws IOException
+    {
+        final String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+        final int b = text.indexOf(BEGIN);
+        final int e = text.indexOf(END);
+        final String block = BEGIN + "\n" + content.strip() + "\n" + END;
+        final String updated;
+        if (b >= 0 && e > b)
+        {
+            updated = text.substring(0, b) + block + text.substring(e + END.length());
+        }
+        else
+        {
+            updated = text + (text.endsWith("\n") || text.isEmpty() ? "" : "\n") + "\n" + block + "\n";
+        }
+        Files.writeString(file, updated, StandardCharsets.UTF_8);
+    }
+
+    private List<Json> runs(final String bench, final String system)
+    {
+        final List<Json> list = new ArrayList<>();
+        for (final Json j : runs)
+        {
+            final String label = j.str("label") != null ? j.str("label") : j.str("system");
+            if (bench.equals(j.str("bench")) && system.equals(label))
+            {
+                list.add(j);
+            }
+        }
+        return list;
+    }
+
+    private static List<Json> ok(final List<Json> list, final String key)
+    {
+        final List<Json> good = new ArrayList<>();
+        for (final Json j : list)
+        {
+            if (j.get("error") == null && !Double.isNaN(j.num(key)))
+            {
+                good.add(j);
+            }
+        }
+        return good;
+    }
+
+    /** Median, min and max of a metric over runs; NaNs when there is none. */
+    private static double[] stats(final List<Json> list, final ToDoubleFunction<Json> metric)
+    {
+        final double[] v = list.stream().mapToDouble(metric).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        if (v.length == 0)
+        {
+            return new double[] {Double.NaN, Double.NaN, Double.NaN};
+        }
+        final double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return new double[] {median, v[0], v[v.length - 1]};
+    }
+
+    private static String num(final double v)
+    {
+        if (Double.isNaN(v))
+        {
+            return "n/a";
+        }
+        final double a = Math.abs(v);
+        if (a >= 1e6)
+        {
+            return String.format(Locale.ROOT, "%.2fM", v / 1e6);
+        }
+        if (a >= 1e4)
+        {
+            return String.format(Locale.ROOT, "%.0fk", v / 1e3);
+        }
+        if (a >= 100)
+        {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (a >= 10)
+        {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    private static String cell(final double[] s, final int runs)
+    {
+        if (Double.isNaN(s[0]))
+        {
+            return "n/a";
+        }
+        if (runs <= 1)
+        {
+            return num(s[0]);
+        }
+        return num(s[0]) + " (" + num(s[1]) + "–" + num(s[2]) + ")";
+    }
+
+    private static String ratio(final double a, final double b)
+    {
+        return Double.isNaN(a) || Double.isNaN(b) || b == 0 ? "n/a" : String.format(Locale.ROOT, "%.2f×", a / b);
+    }
+
+    private static double cpuPerMillion(final Json j)
+    {
+        // NaN (shown as n/a) when the sender's line is missing: half the cost is not the cost
+        return (j.num("cpu_s") + j.num("peer_cpu_s")) / j.num("msgs") * 1e6;
+    }
+
+    private String failures(final List<Json> all, final List<Json> good)
+    {
+        return all.size() == good.size() ? "" : " — " + (all.size() - good.size()) + " of " + all.size() + " runs failed";
+    }
+
+    private String tables()
+    {
+        out.setLength(0);
+        out.append("Each cell: median over the runs (min–max across runs, when more than one). Rates count what the ")
+            .append("receiver got in its window; MB/s counts payload bytes only (1 MB = 10^6 B). “vs NIO”: the ")
+            .append("system's median over raw NIO's (latency: higher is slower; rates: lower is slower). CPU: ")
+            .append("CPU time of both processes over the window, per million messages received.\n\n");
+        rttTable();
+        rateTable("tput64", "(b) One-way throughput, 64 B messages");
+        rateTable("tput1k", "(c) One-way throughput, 1 KiB messages");
+        rateTable("fanout", "(d) Fan-out: one sender, 16 receivers in one receiving process");
+        cpuTable();
+        return out.toString();
+    }
+
+    private void rttTable()
+    {
+        out.append("#### (a) Round-trip time, 64 B ping-pong (µs)\n\n");
+        out.append("| system | runs | p50 | p90 | p99 | p99.9 | p50 vs NIO | p99 vs NIO |\n");
+        out.append("|---|---|---|---|---|---|---|---|\n");
+        final Map<String, double[][]> all = new LinkedHashMap<>();
+        for (final String system : SYSTEMS)
+        {
+            final List<Json> list = runs("rtt", system);
+            final List<Json> good = ok(list, "p50_us");
+            if (list.isEmpty())
+            {
+                continue;
+            }
+            final double[] p50 = stats(good, j -> j.num("p50_us"));
+            final double[] p90 = stats(good, j -> j.num("p90_us"));
+            final double[] p99 = stats(good, j -> j.num("p99_us"));
+            final double[] p999 = stats(good, j -> j.num("p999_us"));
+            all.put(system, new double[][] {p50, p90, p99, p999, {good.size(), list.size()}});
+        }
+        final double[][] nio = all.get("nio");
+        for (final Map.Entry<String, double[][]> e : all.entrySet())
+        {
+            final double[][] s = e.getValue();
+            final int n = (int)s[4][0];
+            out.append("| ").append(LABELS.get(e.getKey())).append(" | ").append(n)
+                .append(n < s[4][1] ? " of " + (int)s[4][1] : "")
+                .append(" | ").append(cell(s[0], n)).append(" | ").append(cell(s[1], n)).append(" | ")
+                .append(cell(s[2], n)).append(" | ").append(cell(s[3], n)).append(" | ")
+                .append(nio == null ? "n/a" : ratio(s[0][0], nio[0][0])).append(" | ")
+                .append(nio == null ? "n/a" : ratio(s[2][0], nio[2][0])).append(" |\n");
+        }
+        out.append('\n');
+    }
+
+    private void rateTable(final String bench, final String title)
+    {
+        out.append("#### ").append(title).append("\n\n");
+        final boolean fanout = bench.equals("fanout");
+        out.append("| system | runs | msgs/s | MB/s | vs NIO | CPU s per M msgs |")
+            .append(fanout ? " slowest / fastest receiver, msgs/s |" : "")
+            .append(" worst 100 ms, msgs/s | empty 100 ms | seq errors |\n");
+        out.append("|---|---|---|---|---|---|").append(fanout ? "---|" : "").append("---|---|---|\n");
+        final Map<String, double[]> medians = new LinkedHashMap<>();
+        for (final String system : SYSTEMS)
+        {
+            final List<Json> good = ok(runs(bench, system), "msgs_per_s");
+            medians.put(system, stats(good, j -> j.num("msgs_per_s")));
+        }
+        final double[] nio = medians.get("nio");
+        for (final String system : SYSTEMS)
+        {
+            final List<Json> list = runs(bench, system);
+            if (list.isEmpty())
+            {
+                continue;
+            }
+            final List<Json> good = ok(list, "msgs_per_s");
+            final int n = good.size();
+            out.append("| ").append(LABELS.get(system)).append(" | ").append(n)
+                .append(n < list.size() ? " of " + list.size() : "")
+                .append(" | ").append(cell(medians.get(system), n))
+                .append(" | ").append(cell(stats(good, j -> j.num("mb_per_s")), n))
+                .append(" | ").append(ratio(medians.get(system)[0], nio[0]))
+                .append(" | ").append(cell(stats(good, Report::cpuPerMillion), n)).append(" |");
+            if (fanout)
+            {
+                out.append(' ').append(num(stats(good, j -> j.num("rx_min_per_s"))[0])).append(" / ")
+                    .append(num(stats(good, j -> j.num("rx_max_per_s"))[0])).append(" |");
+            }
+            out.append(' ').append(num(stats(good, j -> j.num("min_100ms_per_s"))[1])).append(" | ")
+                .append((long)sum(good, "empty_100ms")).append(" | ")
+                .append((long)sum(good, "seq_errors")).append(" |\n");
+        }
+        out.append("\nrds4j / Aeron, msgs/s: ").append(ratio(medians.get("rds4j")[0], medians.get("aeron")[0]))
+            .append("; rds4j / raw NIO: ").append(ratio(medians.get("rds4j")[0], nio[0]))
+            .append("; rds4j / JGroups: ").append(ratio(medians.get("rds4j")[0], medians.get("jgroups")[0]))
+            .append("; rds4j with the default idle strategy / Aeron: ")
+            .append(ratio(medians.get("rds4j-backoff")[0], medians.get("aeron")[0])).append(".\n");
+        out.append("\nWorst 100 ms: the lowest rate in any 100 ms interval of any run's window; empty 100 ms: ")
+            .append("intervals in which nothing arrived, summed over runs.\n\n");
+    }
+
+    private void cpuTable()
+    {
+        out.append("#### (e) CPU cost, one-way 64 B (from the runs of (b))\n\n");
+        out.append("| system | CPU s per M msgs | receiver CPU s / s | sender CPU s / s | vs NIO |\n");
+        out.append("|---|---|---|---|---|\n");
+        final Map<String, double[]> cpu = new LinkedHashMap<>();
+        for (final String system : SYSTEMS)
+        {
+            final List<Json> good = ok(runs("tput64", system), "msgs_per_s");
+            if (!good.isEmpty())
+            {
+                cpu.put(system, stats(good, Report::cpuPerMillion));
+            }
+        }
+        final double[] nio = cpu.get("nio");
+        for (final String system : cpu.keySet())
+        {
+            final List<Json> good = ok(runs("tput64", system), "msgs_per_s");
+            out.append("| ").append(LABELS.get(system)).append(" | ").append(cell(cpu.get(system), good.size()))
+                .append(" | ").append(num(stats(good, j -> j.num("cpu_s") / j.num("secs"))[0]))
+                .append(" | ").append(num(stats(good, j -> j.num("peer_cpu_s") / j.num("secs"))[0]))
+                .append(" | ").append(nio == null ? "n/a" : ratio(cpu.get(system)[0], nio[0])).append(" |\n");
+        }
+        out.append("\nCPU s / s: cores kept busy on average (2.00 = both cores of this machine). Spinning idle ")
+            .append("strategies count as CPU time, so these figures depend on the idle settings listed above.\n");
+    }
+
+    private static double sum(final List<Json> list, final String key)
+    {
+        return list.stream().mapToDouble(j -> j.num(key)).filter(d -> !Double.isNaN(d)).sum();
+    }
+}
