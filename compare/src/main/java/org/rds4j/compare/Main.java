@@ -28,6 +28,12 @@ public final class Main
         System.out.flush();
     }
 
+    /**
+     * Runs one role of one system, or {@code report}; {@code --help} lists them.
+     *
+     * @param args the role, then its options.
+     * @throws Exception if the role fails; the process exits non-zero.
+     */
     public static void main(final String[] args) throws Exception
     {
         if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))

@@ -54,6 +54,7 @@ public class CongestionMapBenchmark
     private CongestionMap.PortConsumer clearedSink;
     private int lastCleared;
 
+    /** Prepares the maps, the ports to test and the updates. */
     @Setup
     public void setup()
     {
@@ -95,14 +96,22 @@ public class CongestionMapBenchmark
         return ports[cursor++ & PORT_MASK];
     }
 
-    /** Tests one port's bit (a volatile byte read), as a sender does before queueing to a destination port. */
+    /**
+     * Tests one port's bit (a volatile byte read), as a sender does before queueing.
+     *
+     * @return the bit.
+     */
     @Benchmark
     public boolean isCongested()
     {
         return populated.isCongested(nextPort());
     }
 
-    /** Marks a port congested and clears it again: two bit changes, two version bumps per call. */
+    /**
+     * Marks a port congested and clears it again: two bit changes, two version bumps.
+     *
+     * @return whether it cleared.
+     */
     @Benchmark
     public boolean setThenClear()
     {
@@ -115,6 +124,7 @@ public class CongestionMapBenchmark
     /**
      * Replaces the whole 8 KiB map with an update that differs in exactly one bit; successive calls alternate
      * the bit on and off, so every other call reports a cleared port to the consumer.
+     * @return whether the map changed.
      */
     @Benchmark
     public boolean replaceOneBitChanged()
@@ -122,7 +132,11 @@ public class CongestionMapBenchmark
         return replaced.replace(updates[updateCursor++ & 1], 0, clearedSink);
     }
 
-    /** Replaces the map with an identical update: the full 8 KiB compare with nothing to write. */
+    /**
+     * Replaces the map with an identical update: the 8 KiB compare with nothing to write.
+     *
+     * @return whether it changed.
+     */
     @Benchmark
     public boolean replaceUnchanged()
     {

@@ -41,9 +41,11 @@ public class SocketPathBenchmark
 {
     private static final int TCP_PORT = 29385;
 
+    /** {@code loop}: one stack, loopback transport; {@code tcp}: two stacks in this JVM over TCP. */
     @Param({"loop", "tcp"})
     public String path;
 
+    /** Payload bytes per message. */
     @Param({"64", "1024"})
     public int size;
 
@@ -56,6 +58,11 @@ public class SocketPathBenchmark
     private long received;
     private final RdsMessageHandler handler = (from, message) -> received++;
 
+    /**
+     * Opens the stack(s) and binds a sending and a receiving socket, both non-blocking.
+     *
+     * @throws IOException if a bind fails (another process holds the TCP port).
+     */
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
@@ -78,6 +85,7 @@ public class SocketPathBenchmark
         destination = rx.localAddress();
     }
 
+    /** Closes the stacks. */
     @TearDown(Level.Trial)
     public void tearDown()
     {
@@ -85,7 +93,12 @@ public class SocketPathBenchmark
         receiver.close();
     }
 
-    /** @return messages received so far, so the work is not dead code. */
+    /**
+     * Sends one message, polling the receiver while the sender is refused, then polls once more.
+     *
+     * @return messages received so far, so the work is not dead code.
+     * @throws IOException if a socket is closed.
+     */
     @Benchmark
     public long sendThenPoll() throws IOException
     {

@@ -36,6 +36,24 @@ public record StressSettings(
     long reportIntervalNanos,
     long graceNanos)
 {
+    /**
+     * Checks the settings.
+     *
+     * @param bind as described on the record.
+     * @param peers as described on the record.
+     * @param tasksPerPeer as described on the record.
+     * @param depth as described on the record.
+     * @param size as described on the record.
+     * @param ackSize as described on the record.
+     * @param oneWay as described on the record.
+     * @param durationNanos as described on the record.
+     * @param verify as described on the record.
+     * @param rate as described on the record.
+     * @param json as described on the record.
+     * @param reportIntervalNanos as described on the record.
+     * @param graceNanos as described on the record.
+     * @throws IllegalArgumentException for a value out of range.
+     */
     public StressSettings
     {
         // an immutable copy
