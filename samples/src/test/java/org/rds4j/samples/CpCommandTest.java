@@ -75,16 +75,16 @@ class CpCommandTest
         final Path source = Files.write(sourceDir.resolve("x"), "escape".getBytes(StandardCharsets.US_ASCII));
 
         final Transfer dotDot = copyOnce(tcpPort, "127.0.10.7", "127.0.10.8", source, "../x");
-        assertNotEquals(0, dotDot.client.code, dotDot.report());
-        assertTrue(dotDot.client.err.contains("refused by the server"), dotDot.report());
-        assertTrue(dotDot.client.err.contains("'..'"), dotDot.report());
+        assertNotEquals(0, dotDot.client.code(), dotDot.report());
+        assertTrue(dotDot.client.err().contains("refused by the server"), dotDot.report());
+        assertTrue(dotDot.client.err().contains("'..'"), dotDot.report());
         assertEquals(CpCommand.EXIT_FAILED, dotDot.serverCode, dotDot.report());
         assertTrue(dotDot.serverOut.contains("cp: refused ../x"), dotDot.report());
 
         final Path absolute = root.resolve("absolute.bin");
         final Transfer abs = copyOnce(tcpPort, "127.0.10.9", "127.0.10.10", source, absolute.toString());
-        assertNotEquals(0, abs.client.code, abs.report());
-        assertTrue(abs.client.err.contains("absolute target path refused"), abs.report());
+        assertNotEquals(0, abs.client.code(), abs.report());
+        assertTrue(abs.client.err().contains("absolute target path refused"), abs.report());
         assertEquals(CpCommand.EXIT_FAILED, abs.serverCode, abs.report());
 
         assertFalse(Files.exists(root.resolve("x")), "written outside the served directory");
@@ -182,22 +182,22 @@ class CpCommandTest
     @Test
     void badArgumentsAreUsageErrors()
     {
-        assertUsageError("expected SRC IP:PORT:PATH", "cp", "onlyone");
-        assertUsageError("expected IP:PORT:PATH", "cp", "a", "127.0.0.1:4000");
-        assertUsageError("--serve needs --bind", "cp", "--serve", serveDir.toString());
-        assertUsageError("not a directory", "cp", "--serve", root.resolve("missing").toString(), "--bind", "127.0.0.1:4000");
-        assertUsageError("--serve takes no SRC", "cp", "--serve", serveDir.toString(), "--bind", "127.0.0.1:4000", "a");
-        assertUsageError("is a server option", "cp", "a", "127.0.0.1:4000:b", "--once");
-        assertUsageError("is a client option", "cp", "--serve", serveDir.toString(), "--bind", "127.0.0.1:4000", "-I", "127.0.0.1");
-        assertUsageError("port must be 2..65535", "cp", "--serve", serveDir.toString(), "--bind", "127.0.0.1:0");
+        CliRun.assertUsageError("expected SRC IP:PORT:PATH", "cp", "onlyone");
+        CliRun.assertUsageError("expected IP:PORT:PATH", "cp", "a", "127.0.0.1:4000");
+        CliRun.assertUsageError("--serve needs --bind", "cp", "--serve", serveDir.toString());
+        CliRun.assertUsageError("not a directory", "cp", "--serve", root.resolve("missing").toString(), "--bind", "127.0.0.1:4000");
+        CliRun.assertUsageError("--serve takes no SRC", "cp", "--serve", serveDir.toString(), "--bind", "127.0.0.1:4000", "a");
+        CliRun.assertUsageError("is a server option", "cp", "a", "127.0.0.1:4000:b", "--once");
+        CliRun.assertUsageError("is a client option", "cp", "--serve", serveDir.toString(), "--bind", "127.0.0.1:4000", "-I", "127.0.0.1");
+        CliRun.assertUsageError("port must be 2..65535", "cp", "--serve", serveDir.toString(), "--bind", "127.0.0.1:0");
     }
 
     @Test
     void aMissingSourceFails()
     {
-        final Run run = run("cp", sourceDir.resolve("missing").toString(), "127.0.10.1:4000:x");
-        assertEquals(CpCommand.EXIT_FAILED, run.code, run.report());
-        assertTrue(run.err.contains("not a regular file"), run.report());
+        final CliRun run = CliRun.run("cp", sourceDir.resolve("missing").toString(), "127.0.10.1:4000:x");
+        assertEquals(CpCommand.EXIT_FAILED, run.code(), run.report());
+        assertTrue(run.err().contains("not a regular file"), run.report());
     }
 
     private void copyAndCheck(final int tcpPort, final String serverIp, final String clientIp, final String name,
@@ -205,9 +205,9 @@ class CpCommandTest
     {
         final Path source = Files.write(sourceDir.resolve(name), content);
         final Transfer transfer = copyOnce(tcpPort, serverIp, clientIp, source, targetPath);
-        assertEquals(0, transfer.client.code, transfer.report());
+        assertEquals(0, transfer.client.code(), transfer.report());
         assertEquals(0, transfer.serverCode, transfer.report());
-        assertTrue(transfer.client.out.contains(" " + content.length + " bytes in "), transfer.report());
+        assertTrue(transfer.client.out().contains(" " + content.length + " bytes in "), transfer.report());
         assertTrue(transfer.serverOut.contains("cp: received " + targetPath + " (" + content.length + " bytes"), transfer.report());
         assertArrayEquals(content, Files.readAllBytes(serveDir.resolve(targetPath)), targetPath);
     }
@@ -229,7 +229,7 @@ class CpCommandTest
         serverThread.start();
         assertTrue(serverOut.await("cp: serving", WAIT), () -> "server did not start: " + serverOut + serverErr);
 
-        final Run client = run("cp", source.toString(), serverNode + ":" + targetPath, "-I", clientIp,
+        final CliRun client = CliRun.run("cp", source.toString(), serverNode + ":" + targetPath, "-I", clientIp,
             "--tcp-port", String.valueOf(tcpPort), "--timeout", "20");
 
         serverThread.join(WAIT.toMillis());
@@ -246,33 +246,8 @@ class CpCommandTest
         }
     }
 
-    private static void assertUsageError(final String expectedMessage, final String... args)
-    {
-        final Run run = run(args);
-        assertEquals(CommandLine.ExitCode.USAGE, run.code, run.report());
-        assertTrue(run.err.contains(expectedMessage), run.report());
-    }
 
-    private static Run run(final String... args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CommandLine cli = new CommandLine(new RdsCli());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        final int code = cli.execute(args);
-        return new Run(String.join(" ", args), code, out.toString(), err.toString());
-    }
-
-    private record Run(String command, int code, String out, String err)
-    {
-        String report()
-        {
-            return command + " -> " + code + "\noutput:\n" + out + "\nerrors:\n" + err;
-        }
-    }
-
-    private record Transfer(Run client, int serverCode, String serverOut)
+    private record Transfer(CliRun client, int serverCode, String serverOut)
     {
         String report()
         {

@@ -51,12 +51,12 @@ class DemoCommandTest
     @Test
     void badOptionsAreUsageErrors()
     {
-        assertUsageError("--size must be", "demo", "--size", "4");
-        assertUsageError("--messages must be", "demo", "--messages", "0");
-        assertUsageError("--port must be", "demo", "--port", "1");
-        assertUsageError("'udp' is not a transport", "demo", "--transport", "udp");
-        assertUsageError("--tcp-port", "demo", "--tcp-port", "70000");
-        assertUsageError("Missing required subcommand");
+        CliRun.assertUsageError("--size must be", "demo", "--size", "4");
+        CliRun.assertUsageError("--messages must be", "demo", "--messages", "0");
+        CliRun.assertUsageError("--port must be", "demo", "--port", "1");
+        CliRun.assertUsageError("'udp' is not a transport", "demo", "--transport", "udp");
+        CliRun.assertUsageError("--tcp-port", "demo", "--tcp-port", "70000");
+        CliRun.assertUsageError("Missing required subcommand");
     }
 
     @Test
@@ -77,14 +77,4 @@ class DemoCommandTest
         }
     }
 
-    private static void assertUsageError(final String expectedMessage, final String... args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CommandLine cli = new CommandLine(new RdsCli());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        assertEquals(CommandLine.ExitCode.USAGE, cli.execute(args), String.join(" ", args) + "\n" + out + err);
-        assertTrue(err.toString().contains(expectedMessage), String.join(" ", args) + ": " + err);
-    }
 }

@@ -32,9 +32,9 @@ class PingCommandTest
             // any port: the bind makes the stack listen on 127.0.9.2, and the stack answers port 0 itself
             socket.bind(new InetSocketAddress(InetAddress.getByName("127.0.9.2"), 4000));
 
-            final Run run = run("ping", "127.0.9.2", "-c", "3", "-i", "10", "-I", "127.0.9.1", "--tcp-port", String.valueOf(tcpPort));
+            final CliRun run = CliRun.run("ping", "127.0.9.2", "-c", "3", "-i", "10", "-I", "127.0.9.1", "--tcp-port", String.valueOf(tcpPort));
 
-            assertEquals(0, run.code, run.report());
+            assertEquals(0, run.code(), run.report());
             final List<String> seqLines = run.lines("seq=");
             assertEquals(3, seqLines.size(), run.report());
             for (int seq = 1; seq <= 3; seq++)
@@ -42,7 +42,7 @@ class PingCommandTest
                 final String line = seqLines.get(seq - 1);
                 assertTrue(line.matches("seq=" + seq + " from 127\\.0\\.9\\.2: time=\\d+\\.\\d us"), line);
             }
-            assertTrue(run.out.contains("--- 127.0.9.2 rds ping: 3 sent, 3 received, 0% loss; rtt min/avg/max/p50/p99 = "),
+            assertTrue(run.out().contains("--- 127.0.9.2 rds ping: 3 sent, 3 received, 0% loss; rtt min/avg/max/p50/p99 = "),
                 run.report());
         }
     }
@@ -53,25 +53,25 @@ class PingCommandTest
     {
         final int tcpPort = TestPorts.freeTcpPort(26620, "127.0.9.1", "127.0.9.99");
 
-        final Run run = run("ping", "127.0.9.99", "-c", "2", "-i", "10", "--timeout", "200", "-I", "127.0.9.1",
+        final CliRun run = CliRun.run("ping", "127.0.9.99", "-c", "2", "-i", "10", "--timeout", "200", "-I", "127.0.9.1",
             "--tcp-port", String.valueOf(tcpPort));
 
-        assertEquals(PingCommand.EXIT_LOST, run.code, run.report());
+        assertEquals(PingCommand.EXIT_LOST, run.code(), run.report());
         assertEquals(List.of("seq=1 timeout", "seq=2 timeout"), run.lines("seq="), run.report());
-        assertTrue(run.out.contains("--- 127.0.9.99 rds ping: 2 sent, 0 received, 100% loss"), run.report());
-        assertTrue(!run.out.contains("rtt"), run.report());
+        assertTrue(run.out().contains("--- 127.0.9.99 rds ping: 2 sent, 0 received, 100% loss"), run.report());
+        assertTrue(!run.out().contains("rtt"), run.report());
     }
 
     @Test
     void badArgumentsAreUsageErrors()
     {
-        assertUsageError("without a port", "ping", "127.0.9.2:4000");
-        assertUsageError("not an IP address", "ping", "localhost");
-        assertUsageError("-c must be", "ping", "127.0.9.2", "-c", "-1");
-        assertUsageError("-s must be", "ping", "127.0.9.2", "-s", "2000000");
-        assertUsageError("--timeout must be", "ping", "127.0.9.2", "--timeout", "0");
-        assertUsageError("-i must not be negative", "ping", "127.0.9.2", "-i", "-5");
-        assertUsageError("Missing required parameter", "ping");
+        CliRun.assertUsageError("without a port", "ping", "127.0.9.2:4000");
+        CliRun.assertUsageError("not an IP address", "ping", "localhost");
+        CliRun.assertUsageError("-c must be", "ping", "127.0.9.2", "-c", "-1");
+        CliRun.assertUsageError("-s must be", "ping", "127.0.9.2", "-s", "2000000");
+        CliRun.assertUsageError("--timeout must be", "ping", "127.0.9.2", "--timeout", "0");
+        CliRun.assertUsageError("-i must not be negative", "ping", "127.0.9.2", "-i", "-5");
+        CliRun.assertUsageError("Missing required parameter", "ping");
     }
 
     @Test
@@ -96,34 +96,4 @@ class PingCommandTest
         assertEquals(7.0, PingCommand.Statistics.percentile(new double[] {7}, 50));
     }
 
-    private static void assertUsageError(final String expectedMessage, final String... args)
-    {
-        final Run run = run(args);
-        assertEquals(CommandLine.ExitCode.USAGE, run.code, run.report());
-        assertTrue(run.err.contains(expectedMessage), run.report());
-    }
-
-    private static Run run(final String... args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CommandLine cli = new CommandLine(new RdsCli());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        final int code = cli.execute(args);
-        return new Run(String.join(" ", args), code, out.toString(), err.toString());
-    }
-
-    private record Run(String command, int code, String out, String err)
-    {
-        List<String> lines(final String prefix)
-        {
-            return out.lines().filter(l -> l.startsWith(prefix)).collect(Collectors.toList());
-        }
-
-        String report()
-        {
-            return command + " -> " + code + "\noutput:\n" + out + "\nerrors:\n" + err;
-        }
-    }
 }

@@ -202,26 +202,17 @@ class StressCommandTest
             assertTrue(out.toString().contains(option), option + " missing from\n" + out);
         }
 
-        assertUsageError("Missing required option: '--bind=IP:PORT'", "stress");
-        assertUsageError("--size must be 32..1048576", "stress", "--bind", ACTIVE, "--size", "31");
-        assertUsageError("--ack-size must be 32..1048576", "stress", "--bind", ACTIVE, "--ack-size", "2000000");
-        assertUsageError("--tasks must be", "stress", "--bind", ACTIVE, "--tasks", "0");
-        assertUsageError("--depth must be", "stress", "--bind", ACTIVE, "--depth", "0");
-        assertUsageError("--duration must be", "stress", "--bind", ACTIVE, "--duration", "0");
-        assertUsageError("--rate must be", "stress", "--bind", ACTIVE, "--rate", "-1");
-        assertUsageError("the same peer is given twice", "stress", "--bind", ACTIVE, "--peer", PASSIVE, "--peer", PASSIVE);
-        assertUsageError("'udp' is not a transport", "stress", "--bind", ACTIVE, "--transport", "udp");
+        CliRun.assertUsageError("Missing required option: '--bind=IP:PORT'", "stress");
+        CliRun.assertUsageError("--size must be 32..1048576", "stress", "--bind", ACTIVE, "--size", "31");
+        CliRun.assertUsageError("--ack-size must be 32..1048576", "stress", "--bind", ACTIVE, "--ack-size", "2000000");
+        CliRun.assertUsageError("--tasks must be", "stress", "--bind", ACTIVE, "--tasks", "0");
+        CliRun.assertUsageError("--depth must be", "stress", "--bind", ACTIVE, "--depth", "0");
+        CliRun.assertUsageError("--duration must be", "stress", "--bind", ACTIVE, "--duration", "0");
+        CliRun.assertUsageError("--rate must be", "stress", "--bind", ACTIVE, "--rate", "-1");
+        CliRun.assertUsageError("the same peer is given twice", "stress", "--bind", ACTIVE, "--peer", PASSIVE, "--peer", PASSIVE);
+        CliRun.assertUsageError("'udp' is not a transport", "stress", "--bind", ACTIVE, "--transport", "udp");
     }
 
-    private static void assertUsageError(final String expected, final String... args)
-    {
-        final StringWriter err = new StringWriter();
-        final CommandLine cli = new CommandLine(new RdsCli());
-        cli.setOut(new PrintWriter(new StringWriter(), true));
-        cli.setErr(new PrintWriter(err, true));
-        assertEquals(CommandLine.ExitCode.USAGE, cli.execute(args), String.join(" ", args) + "\n" + err);
-        assertTrue(err.toString().contains(expected), String.join(" ", args) + ": " + err);
-    }
 
     private static String tcpPort(final int first)
     {
