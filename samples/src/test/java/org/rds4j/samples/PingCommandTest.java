@@ -3,13 +3,10 @@ package org.rds4j.samples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,7 +14,6 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 
-import picocli.CommandLine;
 
 class PingCommandTest
 {
