@@ -14,13 +14,13 @@ import org.rds4j.core.test.Await;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static org.rds4j.core.test.TestAddresses.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -40,18 +40,6 @@ class BindRulesTest
 
     private final List<RdsStack> stacks = new ArrayList<>();
     private RdsStack stack;
-
-    private static InetAddress ip(final String text)
-    {
-        try
-        {
-            return InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
 
     private RdsStack open(final RdsStackConfig.Builder builder)
     {

@@ -13,7 +13,6 @@ import org.rds4j.core.test.Await;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.rds4j.core.test.TestAddresses.ip;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -43,18 +43,6 @@ class CancelSentToTest
 
     private final List<RdsStack> stacks = new ArrayList<>();
     private final List<AgentGate> gates = new ArrayList<>();
-
-    private static InetAddress ip(final String text)
-    {
-        try
-        {
-            return InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
 
     private static RdsStackConfig config(final String name)
     {

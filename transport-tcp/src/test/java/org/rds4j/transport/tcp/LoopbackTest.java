@@ -16,7 +16,6 @@ import org.rds4j.core.test.Payloads;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.rds4j.core.test.TestAddresses.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,18 +44,6 @@ class LoopbackTest
     private final List<RdsStack> stacks = new ArrayList<>();
     private final List<AgentGate> gates = new ArrayList<>();
     private RdsStack stack;
-
-    private static InetAddress ip(final String text)
-    {
-        try
-        {
-            return InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
 
     private static RdsStackConfig config(final String name)
     {

@@ -12,7 +12,6 @@ import org.rds4j.core.test.Await;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.rds4j.core.test.TestAddresses.ip;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,18 +40,6 @@ class NotificationTest
     private static final int SIZE = 100;
 
     private final List<RdsStack> stacks = new ArrayList<>();
-
-    private static InetAddress ip(final String text)
-    {
-        try
-        {
-            return InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
 
     private RdsStack stack(final String name)
     {

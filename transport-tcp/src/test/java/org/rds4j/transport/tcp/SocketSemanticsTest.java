@@ -14,7 +14,6 @@ import org.rds4j.core.test.Await;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
@@ -26,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.rds4j.core.test.TestAddresses.ip;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,18 +48,6 @@ class SocketSemanticsTest
 
     private final List<RdsStack> stacks = new ArrayList<>();
     private RdsStack a;
-
-    private static InetAddress ip(final String text)
-    {
-        try
-        {
-            return InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
 
     private RdsStack stack(final String name)
     {
