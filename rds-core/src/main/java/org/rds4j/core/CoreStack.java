@@ -311,7 +311,6 @@ public final class CoreStack implements RdsStack
             socket.close();
         }
         runner.close();
-        counters.close();
         if (infoFile != null)
         {
             infoFile.close();

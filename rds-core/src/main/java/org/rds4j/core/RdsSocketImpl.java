@@ -75,8 +75,7 @@ final class RdsSocketImpl implements RdsSocket
 
     /** Agent: this socket's port is marked congested in its endpoint's map. */
     volatile boolean congested;
-    /** Agent only: the socket is on the agent's list to wake at the end of the duty cycle, and whom to wake. */
-    boolean wakePending;
+    /** Agent only: whom to wake at the end of the duty cycle; either set means the socket is on the agent's list. */
     boolean wakeSendersPending;
     boolean wakeReceiversPending;
     /** Agent only: connections by remote address, and the last one used (most sockets talk to one peer at a time). */

@@ -131,22 +131,27 @@ final class StackAgent implements Agent
     /** Schedules a wake-up of a socket's blocked senders for the end of this duty cycle (one per cycle). */
     private void wakeSendersLater(final RdsSocketImpl socket)
     {
-        socket.wakeSendersPending = true;
-        scheduleWake(socket);
+        if (!socket.wakeSendersPending)
+        {
+            listToWake(socket);
+            socket.wakeSendersPending = true;
+        }
     }
 
     /** Schedules a wake-up of a socket's blocked receivers for the end of this duty cycle (one per cycle). */
     private void wakeReceiversLater(final RdsSocketImpl socket)
     {
-        socket.wakeReceiversPending = true;
-        scheduleWake(socket);
+        if (!socket.wakeReceiversPending)
+        {
+            listToWake(socket);
+            socket.wakeReceiversPending = true;
+        }
     }
 
-    private void scheduleWake(final RdsSocketImpl socket)
+    private void listToWake(final RdsSocketImpl socket)
     {
-        if (!socket.wakePending)
+        if (!socket.wakeSendersPending && !socket.wakeReceiversPending)
         {
-            socket.wakePending = true;
             socketsToWake.add(socket);
         }
     }
@@ -156,7 +161,6 @@ final class StackAgent implements Agent
         for (int i = 0, n = socketsToWake.size(); i < n; i++)
         {
             final RdsSocketImpl socket = socketsToWake.get(i);
-            socket.wakePending = false;
             if (socket.wakeSendersPending)
             {
                 socket.wakeSendersPending = false;

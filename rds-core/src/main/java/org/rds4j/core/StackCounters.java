@@ -13,7 +13,7 @@ import java.util.Map;
  * the agent alone updates are incremented with ordered (non-atomic) writes; the few that application
  * threads update use atomic increments.
  */
-public final class StackCounters implements AutoCloseable
+public final class StackCounters
 {
     private static final int MAX_COUNTERS = 64;
     /** Bytes of counter metadata (labels) the counters need: 64 counters of {@link CountersManager#METADATA_LENGTH}. */
@@ -123,11 +123,5 @@ public final class StackCounters implements AutoCloseable
         final Map<String, Long> values = new LinkedHashMap<>();
         manager.forEach((counterId, label) -> values.put(label, manager.getCounterValue(counterId)));
         return values;
-    }
-
-    @Override
-    public void close()
-    {
-        // counters live in plain direct memory reclaimed with this object; nothing to unmap yet
     }
 }

@@ -181,29 +181,6 @@ public final class RdsHeader
         return buffer.getShort(offset + CHECKSUM_OFFSET, BE) & 0xFFFF;
     }
 
-    /**
-     * Overwrites the ack field of a written header.
-     *
-     * @param buffer holds the header.
-     * @param offset of its first byte.
-     * @param ack the new value.
-     */
-    public static void putAck(final MutableDirectBuffer buffer, final int offset, final long ack)
-    {
-        buffer.putLong(offset + ACK_OFFSET, ack, BE);
-    }
-
-    /**
-     * Overwrites the flags field of a written header.
-     *
-     * @param buffer holds the header.
-     * @param offset of its first byte.
-     * @param flags the new value.
-     */
-    public static void putFlags(final MutableDirectBuffer buffer, final int offset, final int flags)
-    {
-        buffer.putByte(offset + FLAGS_OFFSET, (byte)flags);
-    }
 
     /**
      * Computes the Internet checksum (RFC 1071) over the 48 header bytes, the checksum field counted as 0.

@@ -52,10 +52,6 @@ final class TcpPath implements TransportPath
         key.interestOps(SelectionKey.OP_READ);
     }
 
-    Connection connection()
-    {
-        return connection;
-    }
 
     @Override
     public int transmit()
