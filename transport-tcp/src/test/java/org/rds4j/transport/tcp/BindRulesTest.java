@@ -9,15 +9,13 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
-import org.rds4j.core.test.Await;
+import org.rds4j.core.test.TestStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -38,14 +36,12 @@ class BindRulesTest
     private static final InetAddress SHARED_IP = ip("127.0.2.9");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final List<RdsStack> stacks = new ArrayList<>();
+    private final TestStacks stacks = new TestStacks(TCP_PORT);
     private RdsStack stack;
 
     private RdsStack open(final RdsStackConfig.Builder builder)
     {
-        final RdsStack opened = RdsStack.open(builder.tcpPort(TCP_PORT).build());
-        stacks.add(opened);
-        return opened;
+        return stacks.open(builder.tcpPort(TCP_PORT).build());
     }
 
     @BeforeEach
@@ -57,10 +53,7 @@ class BindRulesTest
     @AfterEach
     void tearDown()
     {
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
+        stacks.close();
     }
 
     private static int bindCode(final RdsSocket socket, final InetSocketAddress local)

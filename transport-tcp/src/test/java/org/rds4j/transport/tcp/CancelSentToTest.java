@@ -6,18 +6,16 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
-import org.rds4j.RdsStackConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.TestStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -41,32 +39,12 @@ class CancelSentToTest
     private static final InetSocketAddress DEAD_7001 = new InetSocketAddress(DEAD_IP, 7001);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final List<RdsStack> stacks = new ArrayList<>();
-    private final List<AgentGate> gates = new ArrayList<>();
-
-    private static RdsStackConfig config(final String name)
-    {
-        return RdsStackConfig.builder().name(name).tcpPort(TCP_PORT).build();
-    }
-
-    private RdsStack stack(final String name)
-    {
-        final RdsStack stack = RdsStack.open(config(name));
-        stacks.add(stack);
-        return stack;
-    }
+    private final TestStacks stacks = new TestStacks(TCP_PORT);
 
     @AfterEach
     void tearDown()
     {
-        for (final AgentGate gate : gates)
-        {
-            gate.hold = false;
-        }
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
+        stacks.close();
     }
 
     private static ByteBuffer payload(final int size, final int value)
@@ -106,7 +84,7 @@ class CancelSentToTest
     @Test
     void cancelDropsExactlyThatDestinationsMessages() throws Exception
     {
-        final RdsStack a = stack("cancel-a");
+        final RdsStack a = stacks.open("cancel-a");
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 10));
         s.configureBlocking(false);
         send(s, 5, DEAD_7000, 1);
@@ -128,7 +106,7 @@ class CancelSentToTest
     @Test
     void cancelOnUnboundSocketIsENOTCONN() throws Exception
     {
-        final RdsStack a = stack("cancel-a");
+        final RdsStack a = stacks.open("cancel-a");
         assertEquals(RdsResult.ENOTCONN, a.openSocket().cancelSentTo(DEAD_7000));
         assertEquals(0L, counter(a, "send_cancelled"));
     }
@@ -136,7 +114,7 @@ class CancelSentToTest
     @Test
     void cancelWakesSenderBlockedOnFullSendBuffer() throws Exception
     {
-        final RdsStack a = stack("cancel-a");
+        final RdsStack a = stacks.open("cancel-a");
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 11));
         s.setOption(RdsOptions.SO_SNDBUF, 1000);
         s.configureBlocking(false);
@@ -178,7 +156,7 @@ class CancelSentToTest
     @Test
     void cancelLeavesOtherSocketsMessagesToTheSameDestination() throws Exception
     {
-        final RdsStack a = stack("cancel-a");
+        final RdsStack a = stacks.open("cancel-a");
         final RdsSocket s1 = a.openSocket().bind(new InetSocketAddress(A_IP, 12));
         final RdsSocket s2 = a.openSocket().bind(new InetSocketAddress(A_IP, 13));
         s1.configureBlocking(false);
@@ -202,7 +180,7 @@ class CancelSentToTest
     @Test
     void cancelledMessagesAreNotDeliveredWhenThePeerAppears() throws Exception
     {
-        final RdsStack a = stack("cancel-a");
+        final RdsStack a = stacks.open("cancel-a");
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 14));
         final InetSocketAddress late7000 = new InetSocketAddress(LATE_IP, 7000);
         final InetSocketAddress late7001 = new InetSocketAddress(LATE_IP, 7001);
@@ -214,7 +192,7 @@ class CancelSentToTest
         assertEquals(3, s.sendQueuedBytes());
         assertEquals(3, s.send(ByteBuffer.wrap(new byte[] {4, 4, 4}), late7000));
 
-        final RdsStack late = stack("cancel-late");
+        final RdsStack late = stacks.open("cancel-late");
         final RdsSocket r7000 = late.openSocket().bind(late7000);
         final RdsSocket r7001 = late.openSocket().bind(late7001);
         r7000.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
@@ -244,9 +222,7 @@ class CancelSentToTest
     void cancelRemovesEveryMessageQueuedBeforeTheCall() throws Exception
     {
         final AgentGate gate = new AgentGate();
-        gates.add(gate);
-        final CoreStack a = CoreStack.open(config("cancel-gated"), gate);
-        stacks.add(a);
+        final CoreStack a = stacks.openGated("cancel-gated", gate);
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 15));
         s.configureBlocking(false);
         a.connections(); // the agent has run the bind

@@ -8,17 +8,16 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
-import org.rds4j.RdsStackConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.TestStacks;
 import org.rds4j.core.test.Payloads;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,33 +40,19 @@ class LoopbackTest
     private static final InetAddress IP2 = ip("127.0.3.2");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final List<RdsStack> stacks = new ArrayList<>();
-    private final List<AgentGate> gates = new ArrayList<>();
+    private final TestStacks stacks = new TestStacks(TCP_PORT);
     private RdsStack stack;
-
-    private static RdsStackConfig config(final String name)
-    {
-        return RdsStackConfig.builder().name(name).tcpPort(TCP_PORT).build();
-    }
 
     @BeforeEach
     void setUp()
     {
-        stack = RdsStack.open(config("loop"));
-        stacks.add(stack);
+        stack = stacks.open("loop");
     }
 
     @AfterEach
     void tearDown()
     {
-        for (final AgentGate gate : gates)
-        {
-            gate.hold = false;
-        }
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
+        stacks.close();
     }
 
     private static RdsSocket bound(final RdsStack stack, final InetAddress address, final int port) throws Exception
@@ -285,9 +270,7 @@ class LoopbackTest
     {
         // hold the agent so that the messages cannot be transmitted before cancelSentTo runs
         final AgentGate gate = new AgentGate();
-        gates.add(gate);
-        final CoreStack gated = CoreStack.open(config("loop-gated"), gate);
-        stacks.add(gated);
+        final CoreStack gated = stacks.openGated("loop-gated", gate);
         final InetAddress ip = ip("127.0.3.5");
         final InetAddress ip2 = ip("127.0.3.6");
         final RdsSocket s1 = bound(gated, ip, 103);

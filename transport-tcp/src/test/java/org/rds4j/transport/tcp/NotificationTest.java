@@ -7,14 +7,13 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
-import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.TestStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,22 +38,12 @@ class NotificationTest
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int SIZE = 100;
 
-    private final List<RdsStack> stacks = new ArrayList<>();
-
-    private RdsStack stack(final String name)
-    {
-        final RdsStack stack = RdsStack.open(RdsStackConfig.builder().name(name).tcpPort(TCP_PORT).build());
-        stacks.add(stack);
-        return stack;
-    }
+    private final TestStacks stacks = new TestStacks(TCP_PORT);
 
     @AfterEach
     void tearDown()
     {
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
+        stacks.close();
     }
 
     /** Records events and the threads they came on. */
@@ -179,12 +168,12 @@ class NotificationTest
 
     private void peerUpAndDown(final InetAddress aIp, final int port) throws Exception
     {
-        final RdsStack a = stack("notify-a");
+        final RdsStack a = stacks.open("notify-a");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(aIp, port));
         final Recorder recorder = new Recorder();
         sa.setNotificationListener(recorder);
 
-        final RdsStack b = stack("notify-b");
+        final RdsStack b = stacks.open("notify-b");
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, port + 100));
         sb.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
         assertEquals(1, sa.send(ByteBuffer.wrap(new byte[] {42}), sb.localAddress()));
@@ -207,8 +196,8 @@ class NotificationTest
     @Test
     void uncongestedIsNotifiedExactlyOnceWithCongestionMonitor() throws Exception
     {
-        final RdsStack a = stack("notify-a");
-        final RdsStack b = stack("notify-b");
+        final RdsStack a = stacks.open("notify-a");
+        final RdsStack b = stacks.open("notify-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 101));
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 201));
         sb.setOption(RdsOptions.SO_RCVBUF, 1000);
@@ -238,8 +227,8 @@ class NotificationTest
     @Test
     void noUncongestedNotificationWithoutCongestionMonitor() throws Exception
     {
-        final RdsStack a = stack("notify-a");
-        final RdsStack b = stack("notify-b");
+        final RdsStack a = stacks.open("notify-a");
+        final RdsStack b = stacks.open("notify-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 102));
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 202));
         sb.setOption(RdsOptions.SO_RCVBUF, 1000);
@@ -276,8 +265,8 @@ class NotificationTest
     @Test
     void blockingSendToCongestedPortWaitsUntilReceiverDrains() throws Exception
     {
-        final RdsStack a = stack("notify-a");
-        final RdsStack b = stack("notify-b");
+        final RdsStack a = stacks.open("notify-a");
+        final RdsStack b = stacks.open("notify-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 103));
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 203));
         sb.setOption(RdsOptions.SO_RCVBUF, 1000);
@@ -340,8 +329,8 @@ class NotificationTest
     @Test
     void blockingSendThatWaitedDoesNotArmCongestionMonitor() throws Exception
     {
-        final RdsStack a = stack("notify-a");
-        final RdsStack b = stack("notify-b");
+        final RdsStack a = stacks.open("notify-a");
+        final RdsStack b = stacks.open("notify-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 105));
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 205));
         sb.setOption(RdsOptions.SO_RCVBUF, 1000);

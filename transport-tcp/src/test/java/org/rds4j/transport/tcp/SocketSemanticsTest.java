@@ -8,9 +8,9 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
-import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.TestStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -46,29 +46,19 @@ class SocketSemanticsTest
     private static final InetAddress DEAD_IP = ip("127.0.9.1");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final List<RdsStack> stacks = new ArrayList<>();
+    private final TestStacks stacks = new TestStacks(TCP_PORT);
     private RdsStack a;
-
-    private RdsStack stack(final String name)
-    {
-        final RdsStack stack = RdsStack.open(RdsStackConfig.builder().name(name).tcpPort(TCP_PORT).build());
-        stacks.add(stack);
-        return stack;
-    }
 
     @BeforeEach
     void setUp()
     {
-        a = stack("sem-a");
+        a = stacks.open("sem-a");
     }
 
     @AfterEach
     void tearDown()
     {
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
+        stacks.close();
     }
 
     private RdsSocket bound(final RdsStack stack, final InetAddress address, final int port) throws Exception
@@ -157,7 +147,7 @@ class SocketSemanticsTest
     @Test
     void oneMebibyteMessageArrivesIntact() throws Exception
     {
-        final RdsStack b = stack("sem-b");
+        final RdsStack b = stacks.open("sem-b");
         final RdsSocket sa = bound(a, A_IP, 5003);
         final RdsSocket sb = bound(b, B_IP, 5003);
         sa.setOption(RdsOptions.SO_SNDBUF, 2 << 20);
@@ -178,7 +168,7 @@ class SocketSemanticsTest
     @Test
     void zeroByteMessageArrives() throws Exception
     {
-        final RdsStack b = stack("sem-b");
+        final RdsStack b = stacks.open("sem-b");
         final RdsSocket sa = bound(a, A_IP, 5004);
         final RdsSocket sb = bound(b, B_IP, 5004);
         sb.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
@@ -387,7 +377,7 @@ class SocketSemanticsTest
     @Test
     void receiveIntoShortBufferTruncatesAndNextMessageIsIntact() throws Exception
     {
-        final RdsStack b = stack("sem-b");
+        final RdsStack b = stacks.open("sem-b");
         final RdsSocket sa = bound(a, A_IP, 5010);
         final RdsSocket sb = bound(b, B_IP, 5010);
         sb.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
@@ -488,7 +478,7 @@ class SocketSemanticsTest
     @Test
     void pollDeliversAtMostLimitMessages() throws Exception
     {
-        final RdsStack b = stack("sem-b");
+        final RdsStack b = stacks.open("sem-b");
         final RdsSocket sa = bound(a, A_IP, 5016);
         final RdsSocket sb = bound(b, B_IP, 5016);
         for (int i = 0; i < 5; i++)
@@ -527,7 +517,7 @@ class SocketSemanticsTest
     @Test
     void pingIsAnsweredByPongFromPortZero() throws Exception
     {
-        final RdsStack b = stack("sem-b");
+        final RdsStack b = stacks.open("sem-b");
         final RdsSocket sa = bound(a, A_IP, 5017);
         bound(b, B_IP, 5017); // B must serve its address
         sa.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
