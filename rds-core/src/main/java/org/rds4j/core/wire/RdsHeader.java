@@ -58,6 +58,36 @@ public final class RdsHeader
     public static final int BAD_CONGESTION_UPDATE = 2;
     /** {@link #validate} result: a non-zero checksum that does not verify. */
     public static final int BAD_CHECKSUM = 3;
+    /** {@link #validate} result: an extension header of unknown type, or one that overruns the 16 bytes. */
+    public static final int BAD_EXTENSION = 4;
+    /**
+     * {@link #validate} result: ports no honest peer sends: payload from port 0 (only pongs, which are empty,
+     * come from there), anything but the empty pong to port 1, or port 1 to anything but port 0 (port 1
+     * sends only handshake probes, to port 0).
+     */
+    public static final int BAD_PORTS = 5;
+
+    /** Extension type: end of the extension headers. */
+    public static final int EXT_NONE = 0;
+    /** Extension type: protocol version, be32. */
+    public static final int EXT_VERSION = 1;
+    /** Extension type: RDMA cookie, be32. */
+    public static final int EXT_RDMA = 2;
+    /** Extension type: RDMA destination, be32 + be32. */
+    public static final int EXT_RDMA_DEST = 3;
+    /** Extension type: RDMA bytes, be32 + u8 flags + 3 padding. */
+    public static final int EXT_RDMA_BYTES = 4;
+    /** Extension type: the number of paths the sender supports (multipath handshake), be16. */
+    public static final int EXT_NPATHS = 5;
+    /** Extension type: the sender's generation number (changes when the peer restarts), be32. */
+    public static final int EXT_GEN_NUM = 6;
+    /** Data bytes after the type byte, indexed by type; types beyond the table are unknown. */
+    private static final int[] EXTENSION_DATA_BYTES = {0, 4, 4, 8, 8, 2, 4};
+    private static final int EXTENSION_ABSENT = -1;
+    private static final int EXTENSION_MALFORMED = -2;
+
+    /** The probe port: the handshake probe goes from port 1 to port 0, and its pong from port 0 to port 1. */
+    public static final int PROBE_PORT = 1;
 
     private static final ByteOrder BE = ByteOrder.BIG_ENDIAN;
 
@@ -183,6 +213,80 @@ public final class RdsHeader
 
 
     /**
+     * Writes the handshake extension headers, NPATHS then GEN_NUM, as the kernel's probe and pong carry them.
+     * The rest of the extension space is zeroed.
+     *
+     * @param buffer     holds the header.
+     * @param offset     of its first byte.
+     * @param npaths     paths the sender supports.
+     * @param generation the sender's generation number.
+     */
+    public static void writeHandshakeExtensions(
+        final MutableDirectBuffer buffer, final int offset, final int npaths, final int generation)
+    {
+        final int ext = offset + EXTENSION_OFFSET;
+        buffer.setMemory(ext, EXTENSION_LENGTH, (byte)0);
+        buffer.putByte(ext, (byte)EXT_NPATHS);
+        buffer.putShort(ext + 1, (short)npaths, BE);
+        buffer.putByte(ext + 3, (byte)EXT_GEN_NUM);
+        buffer.putInt(ext + 4, generation, BE);
+    }
+
+    /**
+     * @param buffer holds a header whose extensions passed {@link #validate}.
+     * @param offset of its first byte.
+     * @return the NPATHS extension's value, or 0 if the header has none.
+     */
+    public static int npaths(final DirectBuffer buffer, final int offset)
+    {
+        final int at = findExtension(buffer, offset, EXT_NPATHS);
+        return at < 0 ? 0 : buffer.getShort(at, BE) & 0xFFFF;
+    }
+
+    /**
+     * @param buffer holds a header whose extensions passed {@link #validate}.
+     * @param offset of its first byte.
+     * @return the GEN_NUM extension's value, or 0 (no generation known) if the header has none.
+     */
+    public static int generation(final DirectBuffer buffer, final int offset)
+    {
+        final int at = findExtension(buffer, offset, EXT_GEN_NUM);
+        return at < 0 ? 0 : buffer.getInt(at, BE);
+    }
+
+    /**
+     * Walks the extension headers, which are back-to-back type bytes each followed by the type's fixed-size data
+     * and ended by {@link #EXT_NONE} or the end of the 16 bytes.
+     *
+     * @return the buffer index of the data of the first extension of {@code type}; {@link #EXTENSION_ABSENT} if
+     *         there is none and the rest is well formed (pass type -1 to only check the form);
+     *         {@link #EXTENSION_MALFORMED} at an unknown type or an extension that overruns the space.
+     */
+    private static int findExtension(final DirectBuffer buffer, final int offset, final int type)
+    {
+        final int ext = offset + EXTENSION_OFFSET;
+        int position = 0;
+        while (position < EXTENSION_LENGTH)
+        {
+            final int found = buffer.getByte(ext + position) & 0xFF;
+            if (found == EXT_NONE)
+            {
+                return EXTENSION_ABSENT;
+            }
+            if (found >= EXTENSION_DATA_BYTES.length || position + 1 + EXTENSION_DATA_BYTES[found] > EXTENSION_LENGTH)
+            {
+                return EXTENSION_MALFORMED;
+            }
+            if (found == type)
+            {
+                return ext + position + 1;
+            }
+            position += 1 + EXTENSION_DATA_BYTES[found];
+        }
+        return EXTENSION_ABSENT;
+    }
+
+    /**
      * Computes the Internet checksum (RFC 1071) over the 48 header bytes, the checksum field counted as 0.
      *
      * @param buffer holds the header.
@@ -254,7 +358,8 @@ public final class RdsHeader
      *
      * @param buffer holds the header.
      * @param offset of its first byte.
-     * @return {@link #VALID} or one of {@link #BAD_LENGTH}, {@link #BAD_CONGESTION_UPDATE}, {@link #BAD_CHECKSUM}.
+     * @return {@link #VALID} or one of {@link #BAD_LENGTH}, {@link #BAD_CONGESTION_UPDATE}, {@link #BAD_CHECKSUM},
+     *         {@link #BAD_EXTENSION}, {@link #BAD_PORTS}.
      */
     public static int validate(final DirectBuffer buffer, final int offset)
     {
@@ -272,6 +377,18 @@ public final class RdsHeader
         {
             return BAD_CHECKSUM;
         }
+        if (findExtension(buffer, offset, -1) == EXTENSION_MALFORMED)
+        {
+            return BAD_EXTENSION;
+        }
+        final int sport = sport(buffer, offset);
+        final int dport = dport(buffer, offset);
+        if ((sport == 0 && length != 0 && !isCongestionUpdate(buffer, offset)) ||
+            (dport == PROBE_PORT && (sport != 0 || length != 0)) ||
+            (sport == PROBE_PORT && dport != 0))
+        {
+            return BAD_PORTS;
+        }
         return VALID;
     }
 
@@ -287,6 +404,8 @@ public final class RdsHeader
             case BAD_LENGTH: return "length above 1 MiB";
             case BAD_CONGESTION_UPDATE: return "malformed congestion update";
             case BAD_CHECKSUM: return "bad header checksum";
+            case BAD_EXTENSION: return "unknown or overrunning extension header";
+            case BAD_PORTS: return "impossible ports (payload from port 0, or to or from the probe port)";
             default: return "unknown validation result " + result;
         }
     }

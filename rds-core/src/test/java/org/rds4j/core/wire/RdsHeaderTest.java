@@ -115,4 +115,68 @@ class RdsHeaderTest
         RdsHeader.write(buffer, 0, 0, 42, 0, 7, 0, 0, 0);
         assertFalse(RdsHeader.isAckOnly(buffer, 0));
     }
+
+    @Test
+    void handshakeExtensionsHaveTheKernelLayout()
+    {
+        RdsHeader.write(buffer, 0, 9, 0, 0, RdsHeader.PROBE_PORT, 0, 0, 0);
+        RdsHeader.writeHandshakeExtensions(buffer, 0, 1, 0xCAFEBABE);
+        final byte[] ext = new byte[RdsHeader.EXTENSION_LENGTH];
+        buffer.getBytes(RdsHeader.EXTENSION_OFFSET, ext);
+        assertEquals("050001" + "06cafebabe" + "0000000000000000", HexFormat.of().formatHex(ext));
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0));
+        assertEquals(1, RdsHeader.npaths(buffer, 0));
+        assertEquals(0xCAFEBABE, RdsHeader.generation(buffer, 0));
+    }
+
+    @Test
+    void absentExtensionsReadAsZero()
+    {
+        RdsHeader.write(buffer, 0, 9, 0, 0, RdsHeader.PROBE_PORT, 0, 0, 0);
+        assertEquals(0, RdsHeader.npaths(buffer, 0));
+        assertEquals(0, RdsHeader.generation(buffer, 0));
+        // a kernel 6.1 probe: NPATHS only
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET, (byte)RdsHeader.EXT_NPATHS);
+        buffer.putShort(RdsHeader.EXTENSION_OFFSET + 1, (short)8, java.nio.ByteOrder.BIG_ENDIAN);
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0));
+        assertEquals(8, RdsHeader.npaths(buffer, 0));
+        assertEquals(0, RdsHeader.generation(buffer, 0));
+    }
+
+    @Test
+    void validateRejectsUnknownAndOverrunningExtensions()
+    {
+        RdsHeader.write(buffer, 0, 9, 0, 0, 5, 6, 0, 0);
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET, (byte)7);
+        assertEquals(RdsHeader.BAD_EXTENSION, RdsHeader.validate(buffer, 0), "type 7 is unknown");
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET, (byte)0xFF);
+        assertEquals(RdsHeader.BAD_EXTENSION, RdsHeader.validate(buffer, 0));
+        RdsHeader.write(buffer, 0, 9, 0, 0, 5, 6, 0, 0);
+        // RDMA_DEST (8 data bytes) at position 8 would need 17 bytes
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET, (byte)RdsHeader.EXT_RDMA);
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET + 5, (byte)RdsHeader.EXT_NPATHS);
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET + 8, (byte)RdsHeader.EXT_RDMA_DEST);
+        assertEquals(RdsHeader.BAD_EXTENSION, RdsHeader.validate(buffer, 0));
+        buffer.putByte(RdsHeader.EXTENSION_OFFSET + 8, (byte)RdsHeader.EXT_RDMA);
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0), "RDMA, NPATHS, RDMA fill 13 bytes");
+    }
+
+    @Test
+    void validateRejectsImpossiblePorts()
+    {
+        RdsHeader.write(buffer, 0, 9, 0, 10, 0, 6, 0, 0);
+        assertEquals(RdsHeader.BAD_PORTS, RdsHeader.validate(buffer, 0), "payload from port 0");
+        RdsHeader.write(buffer, 0, 9, 0, 0, 0, 6, 0, 0);
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0), "an empty pong to a bound port");
+        RdsHeader.write(buffer, 0, 9, 0, 0, 0, RdsHeader.PROBE_PORT, 0, 0);
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0), "the probe's pong");
+        RdsHeader.write(buffer, 0, 9, 0, 4, 0, RdsHeader.PROBE_PORT, 0, 0);
+        assertEquals(RdsHeader.BAD_PORTS, RdsHeader.validate(buffer, 0), "payload to port 1");
+        RdsHeader.write(buffer, 0, 9, 0, 0, 7, RdsHeader.PROBE_PORT, 0, 0);
+        assertEquals(RdsHeader.BAD_PORTS, RdsHeader.validate(buffer, 0), "to port 1 from a bound port");
+        RdsHeader.write(buffer, 0, 9, 0, 0, RdsHeader.PROBE_PORT, 7, 0, 0);
+        assertEquals(RdsHeader.BAD_PORTS, RdsHeader.validate(buffer, 0), "from port 1 to a bound port");
+        RdsHeader.write(buffer, 0, 9, 0, 3, 7, 0, 0, 0);
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0), "a ping may carry bytes");
+    }
 }
