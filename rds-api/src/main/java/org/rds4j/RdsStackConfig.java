@@ -28,6 +28,8 @@ public final class RdsStackConfig
     private final Duration keepAliveIdle;
     private final Duration keepAliveInterval;
     private final int keepAliveCount;
+    private final Duration heartbeatInterval;
+    private final Duration heartbeatTimeout;
     private final String infoDirectory;
     private final boolean infoFileEnabled;
 
@@ -47,6 +49,8 @@ public final class RdsStackConfig
         keepAliveIdle = b.keepAliveIdle;
         keepAliveInterval = b.keepAliveInterval;
         keepAliveCount = b.keepAliveCount;
+        heartbeatInterval = b.heartbeatInterval;
+        heartbeatTimeout = b.heartbeatTimeout;
         infoDirectory = b.infoDirectory;
         infoFileEnabled = b.infoFileEnabled;
     }
@@ -81,6 +85,8 @@ public final class RdsStackConfig
         b.keepAliveIdle = keepAliveIdle;
         b.keepAliveInterval = keepAliveInterval;
         b.keepAliveCount = keepAliveCount;
+        b.heartbeatInterval = heartbeatInterval;
+        b.heartbeatTimeout = heartbeatTimeout;
         b.infoDirectory = infoDirectory;
         b.infoFileEnabled = infoFileEnabled;
         return b;
@@ -177,6 +183,25 @@ public final class RdsStackConfig
     }
 
     /**
+     * @return how long an up connection may receive nothing before it sends a heartbeat probe, which any RDS
+     *         peer answers with a pong. Default 1 s.
+     */
+    public Duration heartbeatInterval()
+    {
+        return heartbeatInterval;
+    }
+
+    /**
+     * @return how long an up connection may receive nothing at all before it is dropped as dead (a peer host
+     *         gone silent, a half-open connection, a frozen process); it then reconnects with backoff.
+     *         Default 10 s.
+     */
+    public Duration heartbeatTimeout()
+    {
+        return heartbeatTimeout;
+    }
+
+    /**
      * @return the directory of the stack's info file ({@code <pid>-<name>-<n>.rds4j}, about 300 KiB, created
      *         when the stack opens and deleted when it closes), which {@code rds info} reads from outside the
      *         process. Default: the system property {@code rds4j.info.dir} if set, else
@@ -207,6 +232,7 @@ public final class RdsStackConfig
             ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
             ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount +
+            ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
             ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + "}";
     }
 
@@ -227,6 +253,8 @@ public final class RdsStackConfig
         private Duration keepAliveIdle = Duration.ofSeconds(5);
         private Duration keepAliveInterval = Duration.ofSeconds(5);
         private int keepAliveCount = 5;
+        private Duration heartbeatInterval = Duration.ofSeconds(1);
+        private Duration heartbeatTimeout = Duration.ofSeconds(10);
         private String infoDirectory = defaultInfoDirectory();
         private boolean infoFileEnabled = true;
 
@@ -370,6 +398,25 @@ public final class RdsStackConfig
             this.keepAliveIdle = idle;
             this.keepAliveInterval = interval;
             this.keepAliveCount = positive("keepAliveCount", count);
+            return this;
+        }
+
+        /**
+         * @param interval receive silence after which a connection sends a heartbeat probe; positive.
+         * @param timeout  receive silence after which a connection is dropped; more than {@code interval}
+         *                 (at least twice is sensible, so one lost heartbeat does not drop it).
+         * @return this builder.
+         */
+        public Builder heartbeat(final Duration interval, final Duration timeout)
+        {
+            positive("heartbeatInterval", interval);
+            positive("heartbeatTimeout", timeout);
+            if (timeout.compareTo(interval) <= 0)
+            {
+                throw new IllegalArgumentException("heartbeatTimeout must exceed heartbeatInterval: " + interval + ", " + timeout);
+            }
+            this.heartbeatInterval = interval;
+            this.heartbeatTimeout = timeout;
             return this;
         }
 

@@ -19,6 +19,13 @@ import java.nio.ByteBuffer;
  * machine, sequence numbers, cumulative acks, the send queue with its retransmission list, and the frames a
  * transport must send (congestion map first, data, ack-only).
  * <p>
+ * Every new transport connection starts with a handshake: after the congestion map each side sends a probe
+ * (port 1 to port 0, unsequenced) carrying its generation number, and sends nothing else until the peer's
+ * probe, or a pong to port 1, tells the peer's generation. A changed generation is a restarted peer: what was
+ * sent to the old process is dropped and sequencing starts again, so no stale retransmission reaches the new
+ * one. An UP connection that receives no frame for the heartbeat interval queues a probe, which the peer
+ * answers with a pong; no frame for the heartbeat timeout drops the connection (a silent or half-open peer).
+ * <p>
  * Agent thread only. Transports call {@link #onConnected}, {@link #onConnectFailed}, {@link #onPathDown},
  * {@link #onFrame}, {@link #fillTransmit} and {@link #onTransmitted}.
  */
@@ -30,6 +37,9 @@ public final class Connection
     private static final int CONG = 1;
     private static final int ACK = 2;
     private static final int DATA = 3;
+    private static final int PROBE = 4;
+    /** The paths rds4j offers in the handshake: one connection per node pair. */
+    private static final int NPATHS = 1;
 
     private final StackAgent agent;
     private final StackCounters counters;
@@ -64,6 +74,16 @@ public final class Connection
     private long ackFilled;
     private int inProgress = NONE;
 
+    private final ByteBuffer probeFrame = ByteBuffer.allocateDirect(RdsHeader.LENGTH);
+    private final UnsafeBuffer probeBuffer = new UnsafeBuffer(probeFrame);
+    /** The peer's generation number; 0 until a handshake tells it. */
+    private int peerGeneration;
+    private boolean probeDue;
+    private boolean handshakeDone;
+    private long handshakeDeadlineNs;
+    private long lastFrameReceivedNs;
+    private long nextHeartbeatNs;
+
     Connection(
         final StackAgent agent,
         final LocalEndpoint local,
@@ -81,6 +101,7 @@ public final class Connection
             agent.config.reconnectDelayMin().toNanos(), agent.config.reconnectDelayMax().toNanos());
         congFrame.limit(0);
         ackFrame.limit(0);
+        probeFrame.limit(0);
     }
 
     /** @return the local address of the node pair. */
@@ -140,6 +161,12 @@ public final class Connection
         backoff.reset();
         congVersionSent = -1;
         inProgress = NONE;
+        final long now = agent.nowNs();
+        lastFrameReceivedNs = now;
+        nextHeartbeatNs = now + agent.heartbeatIntervalNs;
+        handshakeDone = !transport.startsWithHandshake();
+        probeDue = !handshakeDone;
+        handshakeDeadlineNs = now + agent.config.connectTimeout().toNanos();
         // an ack may have been lost with the old connection: repeat it at once
         ackUrgent = ackValue() > 0;
         counters.connUp.incrementOrdered();
@@ -237,6 +264,7 @@ public final class Connection
         inProgress = NONE;
         congFrame.limit(0);
         ackFrame.limit(0);
+        probeFrame.limit(0);
     }
 
     /**
@@ -249,6 +277,18 @@ public final class Connection
         final ConnectionState current = state;
         if (current == ConnectionState.UP)
         {
+            if (nowNs - lastFrameReceivedNs >= agent.heartbeatTimeoutNs || (!handshakeDone && nowNs >= handshakeDeadlineNs))
+            {
+                return dropSilentPeer(nowNs);
+            }
+            if (handshakeDone && nowNs - nextHeartbeatNs >= 0)
+            {
+                nextHeartbeatNs = nowNs + agent.heartbeatIntervalNs;
+                if (nowNs - lastFrameReceivedNs >= agent.heartbeatIntervalNs)
+                {
+                    queueProbe();
+                }
+            }
             return hasOutput(nowNs) ? path.transmit() : 0;
         }
         if (current == ConnectionState.DOWN && nowNs >= reconnectAtNs && (reconnectWanted || queue.size() > 0))
@@ -258,6 +298,24 @@ public final class Connection
             return 1;
         }
         return 0;
+    }
+
+    private int dropSilentPeer(final long nowNs)
+    {
+        final String reason;
+        if (handshakeDone)
+        {
+            counters.connHeartbeatTimeout.incrementOrdered();
+            reason = "no frame from the peer for " + (nowNs - lastFrameReceivedNs) / 1_000_000 + " ms";
+        }
+        else
+        {
+            counters.connHandshakeTimeout.incrementOrdered();
+            reason = "the peer did not answer the handshake probe";
+        }
+        LOG.warn("{} dropped: {}", this, reason);
+        onPathDown(path, reason);
+        return 1;
     }
 
     /** Closes the path and frees every queued message; the stack is closing. */
@@ -323,8 +381,8 @@ public final class Connection
 
     private boolean hasOutput(final long nowNs)
     {
-        return inProgress != NONE || congVersionSent != local.congestionMap.version() || queue.hasUnsent() ||
-            isAckDue(nowNs);
+        return inProgress != NONE || congVersionSent != local.congestionMap.version() || probeDue ||
+            (handshakeDone && (queue.hasUnsent() || isAckDue(nowNs)));
     }
 
     private long ackValue()
@@ -343,8 +401,9 @@ public final class Connection
 
     /**
      * Gives a transport the frames to send next, in order: the frame it was part way through, the congestion
-     * map if it changed (always first on a new connection), data frames, and an ack-only frame when an ack is
-     * due and no data frame carries it. Frames are positioned from their first unsent byte.
+     * map if it changed (always first on a new connection), the handshake probe on a new connection, then,
+     * once the handshake is done, data frames, and an ack-only frame when an ack is due and no data frame
+     * carries it. Frames are positioned from their first unsent byte.
      *
      * @param frames where to put them.
      * @param max    most frames to give.
@@ -359,6 +418,7 @@ public final class Connection
         {
             case CONG: frames[count++] = congFrame; break;
             case ACK: frames[count++] = ackFrame; break;
+            case PROBE: frames[count++] = probeFrame; break;
             case DATA: frames[count++] = queue.get(nextData++).frame; dataGiven = true; break;
             default: break;
         }
@@ -371,6 +431,19 @@ public final class Connection
             congFrame.limit(congFrame.capacity()).position(0);
             frames[count++] = congFrame;
             counters.congUpdateQueued.incrementOrdered();
+        }
+        if (count < max && probeDue)
+        {
+            probeDue = false;
+            RdsHeader.write(probeBuffer, 0, 0, 0, 0, RdsHeader.PROBE_PORT, 0, 0, 0);
+            RdsHeader.writeHandshakeExtensions(probeBuffer, 0, NPATHS, agent.generation);
+            stampChecksum(probeBuffer);
+            probeFrame.limit(RdsHeader.LENGTH).position(0);
+            frames[count++] = probeFrame;
+        }
+        if (!handshakeDone)
+        {
+            return count;
         }
         final long ack = ackValue();
         while (count < max && nextData < queue.size())
@@ -406,6 +479,10 @@ public final class Connection
         }
         RdsHeader.write(message.buffer, 0, message.sequence, ack, message.payloadLength, message.sport,
             message.dport, message.flags, 0);
+        if (message.sport == RdsHeader.PROBE_PORT || message.dport == RdsHeader.PROBE_PORT)
+        {
+            RdsHeader.writeHandshakeExtensions(message.buffer, 0, NPATHS, agent.generation);
+        }
         stampChecksum(message.buffer);
         return message.frame;
     }
@@ -434,7 +511,7 @@ public final class Connection
             frames[i] = null;
             if (frame.hasRemaining())
             {
-                inProgress = frame == congFrame ? CONG : frame == ackFrame ? ACK : DATA;
+                inProgress = frame == congFrame ? CONG : frame == ackFrame ? ACK : frame == probeFrame ? PROBE : DATA;
                 for (int j = i + 1; j < count; j++)
                 {
                     frames[j] = null;
@@ -449,6 +526,10 @@ public final class Connection
             {
                 ackSent(ackFilled);
                 counters.sendAckOnly.incrementOrdered();
+            }
+            else if (frame == probeFrame)
+            {
+                counters.sendProbe.incrementOrdered();
             }
             else
             {
@@ -483,6 +564,7 @@ public final class Connection
      */
     public void onFrame(final DirectBuffer buffer, final int offset)
     {
+        lastFrameReceivedNs = agent.nowNs();
         if (RdsHeader.isCongestionUpdate(buffer, offset))
         {
             counters.congUpdateReceived.incrementOrdered();
@@ -501,7 +583,50 @@ public final class Connection
         }
 
         final long sequence = RdsHeader.sequence(buffer, offset);
-        final int flags = RdsHeader.flags(buffer, offset);
+        // sequence 0 marks an unsequenced frame (the handshake probe): it moves neither acks nor nextRx
+        if (sequence != 0 && !acceptSequence(sequence, RdsHeader.flags(buffer, offset)))
+        {
+            return;
+        }
+
+        final int sport = RdsHeader.sport(buffer, offset);
+        final int dport = RdsHeader.dport(buffer, offset);
+        if (dport == 0)
+        {
+            if (sport == RdsHeader.PROBE_PORT)
+            {
+                onHandshake(buffer, offset);
+                if (sequence != 0)
+                {
+                    // a heartbeat or a kernel's probe, which waits for the pong; rds4j's handshake probe needs none
+                    queueControl(0, RdsHeader.PROBE_PORT);
+                }
+            }
+            else if (sport != 0)
+            {
+                counters.recvPing.incrementOrdered();
+                queuePong(sport);
+            }
+            return;
+        }
+        if (dport == RdsHeader.PROBE_PORT)
+        {
+            onHandshake(buffer, offset);
+            return;
+        }
+        final RdsSocketImpl socket = local.sockets.get(dport);
+        if (socket == null)
+        {
+            counters.recvDropNoSock.incrementOrdered();
+            return;
+        }
+        agent.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH,
+            (int)RdsHeader.length(buffer, offset));
+    }
+
+    /** Applies the receive rules to a sequenced frame; false if it is an old retransmission, to drop. */
+    private boolean acceptSequence(final long sequence, final int flags)
+    {
         if ((flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
         {
             counters.recvAckRequired.incrementOrdered();
@@ -514,29 +639,80 @@ public final class Connection
         if (sequence < nextRxSequence && (flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
         {
             counters.recvDropOldSeq.incrementOrdered();
-            return;
+            return false;
         }
         nextRxSequence = sequence + 1;
+        return true;
+    }
 
-        final int sport = RdsHeader.sport(buffer, offset);
-        final int dport = RdsHeader.dport(buffer, offset);
-        if (dport == 0)
+    /**
+     * A probe or its pong told the peer's generation (0 if it carries none, as the kernel's 6.1 probes): the
+     * handshake is done; a generation other than the one known means the peer restarted.
+     */
+    private void onHandshake(final DirectBuffer buffer, final int offset)
+    {
+        counters.recvProbe.incrementOrdered();
+        final int generation = RdsHeader.generation(buffer, offset);
+        final int previous = peerGeneration;
+        if (generation != 0)
         {
-            if (sport != 0)
+            peerGeneration = generation;
+        }
+        if (previous != 0 && generation != 0 && generation != previous)
+        {
+            if (handshakeDone)
             {
-                counters.recvPing.incrementOrdered();
-                queuePong(sport);
+                // mid-connection: stop the transport before the queue is rewritten under it
+                onPathDown(path, "peer restarted");
             }
-            return;
+            forgetOldIncarnation(previous, generation);
         }
-        final RdsSocketImpl socket = local.sockets.get(dport);
-        if (socket == null)
+        if (!handshakeDone && state == ConnectionState.UP)
         {
-            counters.recvDropNoSock.incrementOrdered();
-            return;
+            handshakeDone = true;
+            LOG.debug("{} handshake done, peer generation {}", this, Integer.toHexString(generation));
         }
-        agent.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH,
-            (int)RdsHeader.length(buffer, offset));
+    }
+
+    /**
+     * The peer restarted: drops every message sent to the old process (it may have delivered them; resending
+     * would deliver them twice or to a stranger), numbers the never-sent rest from 1 as for a new connection,
+     * and forgets the old process's sequence and acks.
+     */
+    private void forgetOldIncarnation(final int oldGeneration, final int newGeneration)
+    {
+        final int sent = queue.sentCount();
+        final int flushed = queue.removeIf(
+            (index, message) -> index < sent || message.cancelled || (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0,
+            this::releaseFlushed);
+        nextTxSequence = 1;
+        for (int i = 0; i < queue.size(); i++)
+        {
+            final Message message = queue.get(i);
+            message.sequence = nextTxSequence++;
+            message.stamped = false;
+        }
+        highestSequenceSent = 0;
+        nextRxSequence = 0;
+        lastAckSent = 0;
+        ackUrgent = false;
+        ackDeadlineNs = Long.MAX_VALUE;
+        counters.connPeerRestart.incrementOrdered();
+        LOG.info("{} peer restarted (generation {} -> {}): {} messages sent to the old process dropped", this,
+            Integer.toHexString(oldGeneration), Integer.toHexString(newGeneration), flushed);
+    }
+
+    private void releaseFlushed(final Message message)
+    {
+        if (message.cancelled)
+        {
+            agent.releaseMessage(message);
+        }
+        else
+        {
+            counters.sendFlushedPeerRestart.incrementOrdered();
+            agent.releaseSent(message);
+        }
     }
 
     private void onAck(final long ack)
@@ -565,11 +741,23 @@ public final class Connection
 
     private void queuePong(final int pingPort)
     {
-        final Message pong = agent.pool.acquire(0);
-        pong.sport = 0;
-        pong.dport = pingPort;
-        enqueue(pong);
+        queueControl(0, pingPort);
         counters.sendPong.incrementOrdered();
+    }
+
+    /** The heartbeat: a sequenced probe, answered by a pong to port 1 that any RDS peer sends. */
+    private void queueProbe()
+    {
+        queueControl(RdsHeader.PROBE_PORT, 0);
+        counters.sendHeartbeat.incrementOrdered();
+    }
+
+    private void queueControl(final int sport, final int dport)
+    {
+        final Message message = agent.pool.acquire(0);
+        message.sport = sport;
+        message.dport = dport;
+        enqueue(message);
     }
 
     private InetSocketAddress senderAddress(final int sport)

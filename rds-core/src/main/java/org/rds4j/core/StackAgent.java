@@ -11,6 +11,7 @@ import org.rds4j.core.wire.CongestionMap;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +31,10 @@ final class StackAgent implements Agent
     final StackCounters counters;
     final MessagePool pool;
     final long ackDelayNs;
+    final long heartbeatIntervalNs;
+    final long heartbeatTimeoutNs;
+    /** This stack's generation number, random and non-zero: a peer that sees it change knows we restarted. */
+    final int generation;
 
     private final String roleName;
     private final MpscUnboundedArrayQueue<StackCommand> commands = new MpscUnboundedArrayQueue<>(256);
@@ -71,6 +76,15 @@ final class StackAgent implements Agent
         this.endpoints = endpoints;
         this.congestionMaps = congestionMaps;
         this.ackDelayNs = config.ackDelay().toNanos();
+        this.heartbeatIntervalNs = config.heartbeatInterval().toNanos();
+        this.heartbeatTimeoutNs = config.heartbeatTimeout().toNanos();
+        int random;
+        do
+        {
+            random = new SecureRandom().nextInt();
+        }
+        while (random == 0);
+        this.generation = random;
         this.roleName = "rds4j-agent-" + config.name();
     }
 

@@ -39,7 +39,7 @@ public final class StackCounters
     public final AtomicCounter sendQueueFull;
     /** Send attempts refused for a congested destination (each retry of a blocked send counts). Application threads. */
     public final AtomicCounter sendCongBlocked;
-    /** Pongs sent in answer to pings. */
+    /** Pongs sent in answer to pings from bound ports (answers to probes are not counted here). */
     public final AtomicCounter sendPong;
     /** Ack-only frames sent. */
     public final AtomicCounter sendAckOnly;
@@ -49,7 +49,7 @@ public final class StackCounters
     public final AtomicCounter recvDropOldSeq;
     /** Messages to a port with no socket (still acked). */
     public final AtomicCounter recvDropNoSock;
-    /** Pings received. */
+    /** Pings received from bound ports (probes from port 1 are counted in recv_probe). */
     public final AtomicCounter recvPing;
     /** Messages received with ACK_REQUIRED. */
     public final AtomicCounter recvAckRequired;
@@ -73,6 +73,20 @@ public final class StackCounters
     public final AtomicCounter connRefused;
     /** Messages allocated because the pool had none of the size free: grows at warm-up, flat in steady state. */
     public final AtomicCounter poolAlloc;
+    /** Handshake probes sent, one per new connection. */
+    public final AtomicCounter sendProbe;
+    /** Probes and pongs to the probe port received: each tells the peer's generation. */
+    public final AtomicCounter recvProbe;
+    /** Heartbeat probes queued because nothing arrived for the heartbeat interval. */
+    public final AtomicCounter sendHeartbeat;
+    /** Connections dropped because nothing arrived for the heartbeat timeout (a silent or half-open peer). */
+    public final AtomicCounter connHeartbeatTimeout;
+    /** Connections dropped because the peer did not answer the handshake probe within the connect timeout. */
+    public final AtomicCounter connHandshakeTimeout;
+    /** Peer restarts seen: a handshake told a generation other than the one known. */
+    public final AtomicCounter connPeerRestart;
+    /** Messages dropped because they had been sent to a peer process that has since restarted. */
+    public final AtomicCounter sendFlushedPeerRestart;
 
     /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
@@ -115,6 +129,13 @@ public final class StackCounters
         connBadFrame = manager.newCounter("conn_bad_frame");
         connRefused = manager.newCounter("conn_refused");
         poolAlloc = manager.newCounter("pool_alloc");
+        sendProbe = manager.newCounter("send_probe");
+        recvProbe = manager.newCounter("recv_probe");
+        sendHeartbeat = manager.newCounter("send_heartbeat");
+        connHeartbeatTimeout = manager.newCounter("conn_heartbeat_timeout");
+        connHandshakeTimeout = manager.newCounter("conn_handshake_timeout");
+        connPeerRestart = manager.newCounter("conn_peer_restart");
+        sendFlushedPeerRestart = manager.newCounter("send_flushed_peer_restart");
     }
 
     /** @return every counter by name, in registration order. */

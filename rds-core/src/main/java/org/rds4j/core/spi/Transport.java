@@ -45,6 +45,15 @@ public interface Transport extends AutoCloseable
      */
     boolean initiatesReconnect(Connection connection);
 
+    /**
+     * @return true if a new connection starts with the handshake probe that tells each side the other's
+     *         generation (a peer on another node can restart); false for a transport whose peer is this stack.
+     */
+    default boolean startsWithHandshake()
+    {
+        return true;
+    }
+
     /** @return true if every header this transport sends carries a checksum. */
     boolean checksumsHeaders();
 

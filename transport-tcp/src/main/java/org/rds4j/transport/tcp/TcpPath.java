@@ -136,7 +136,8 @@ final class TcpPath implements TransportPath
         final int end = readBuffer.position();
         int offset = 0;
         int count = 0;
-        while (end - offset >= RdsHeader.LENGTH)
+        // a frame may drop the connection (a restarted peer): nothing after it is for this connection
+        while (end - offset >= RdsHeader.LENGTH && !closed)
         {
             final int verdict = RdsHeader.validate(readView, offset);
             if (verdict != RdsHeader.VALID)

@@ -40,6 +40,10 @@ final class FakePeer implements AutoCloseable
     private final SocketChannel channel;
     private final Selector selector;
     private final String name;
+    /** The generation this fake node tells in its handshake answers. */
+    private int generation = 0x5EED0001;
+    private boolean answerProbes = true;
+    private final List<Frame> probesAnswered = new ArrayList<>();
 
     /**
      * A frame as it arrived.
@@ -77,6 +81,18 @@ final class FakePeer implements AutoCloseable
         boolean isPong()
         {
             return isData() && sport == 0 && dport != 0 && len == 0;
+        }
+
+        /** rds4j's handshake probe: unsequenced, port 1 to port 0. */
+        boolean isHandshakeProbe()
+        {
+            return seq == 0 && sport == 1 && dport == 0 && !isCongestionUpdate();
+        }
+
+        /** @return the GEN_NUM extension's value if the header has NPATHS then GEN_NUM (rds4j's layout), else 0. */
+        int generation()
+        {
+            return header[32] == 5 && header[35] == 6 ? ByteBuffer.wrap(header).getInt(36) : 0;
         }
 
         @Override
@@ -237,6 +253,55 @@ final class FakePeer implements AutoCloseable
     Frame readFrame(final Duration timeout) throws IOException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true)
+        {
+            final Frame frame = readAnyFrame(deadline);
+            if (!answerProbes || !frame.isHandshakeProbe())
+            {
+                return frame;
+            }
+            probesAnswered.add(frame);
+            sendHandshakePong();
+        }
+    }
+
+    /**
+     * Whether {@link #readFrame} answers rds4j's handshake probes by itself (default) with an unsequenced pong
+     * carrying {@link #generation(int)}, and skips them; turn off to see and answer them by hand.
+     */
+    void answerProbes(final boolean answer)
+    {
+        this.answerProbes = answer;
+    }
+
+    /** @return the handshake probes {@link #readFrame} answered, in order. */
+    List<Frame> probesAnswered()
+    {
+        return probesAnswered;
+    }
+
+    /** Sets the generation told in handshake answers: change it to play a restarted node. */
+    void generation(final int generation)
+    {
+        this.generation = generation;
+    }
+
+    /** Sends the handshake answer: an unsequenced pong to port 1 with NPATHS 1 and this node's generation. */
+    void sendHandshakePong() throws IOException
+    {
+        sendRaw(withHandshakeExtensions(header(0, 0, 0, 0, 1, 0, 0, 0), generation));
+    }
+
+    /** Puts NPATHS 1 then GEN_NUM into a header's extension space, as rds4j and newer kernels lay them out. */
+    static byte[] withHandshakeExtensions(final byte[] header, final int generation)
+    {
+        final ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.BIG_ENDIAN);
+        h.put(32, (byte)5).putShort(33, (short)1).put(35, (byte)6).putInt(36, generation);
+        return header;
+    }
+
+    private Frame readAnyFrame(final long deadline) throws IOException
+    {
         final Frame header = readHeader(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         final long len = header.len();
         if (len > MAX_ACCEPTED_LEN)
@@ -503,6 +568,13 @@ final class FakePeer implements AutoCloseable
     InetSocketAddress remoteAddress() throws IOException
     {
         return (InetSocketAddress)channel.getRemoteAddress();
+    }
+
+    /** Closes with a reset (RST, no FIN), as a crashed host's connection ends. */
+    void abort() throws IOException
+    {
+        channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+        close();
     }
 
     @Override

@@ -773,6 +773,9 @@ class TcpWireTest
         try (FakePeer first = listener.accept(T))
         {
             assertFullCongestionMap(first.readFrame(T));
+            first.answerProbes(false);
+            assertTrue(first.readFrame(T).isHandshakeProbe());
+            first.sendHandshakePong();
             final Frame header = first.readHeader(T);
             assertEquals(1, header.seq());
             assertEquals(7000, header.dport());
@@ -810,7 +813,10 @@ class TcpWireTest
         assertEquals(1, pong.dport(), "the probe's pong goes to port 1: " + pong);
         assertEquals(0, pong.len());
         assertEquals(1, pong.ack());
-        awaitCounter("recv_ping", 1);
+        assertEquals(5, pong.header()[32], "the pong carries NPATHS first: " + pong);
+        assertEquals(6, pong.header()[35], "then GEN_NUM: " + pong);
+        // the kernel-style probe, and the fake peer's answer to the stack's own handshake probe
+        awaitCounter("recv_probe", 2);
     }
 
     // ============================================================ connection rules
