@@ -73,6 +73,14 @@ public final class StackCounters
     public final AtomicCounter connRefused;
     /** Messages allocated because the pool had none of the size free: grows at warm-up, flat in steady state. */
     public final AtomicCounter poolAlloc;
+    /** Connections dropped because a frame stayed incomplete longer than the frame timeout (a stalled or slowloris peer). */
+    public final AtomicCounter connFrameTimeout;
+    /** Connections refused, accepted or to be made, because the peer is outside the allow-list ({@code allowedPeers}). */
+    public final AtomicCounter connRefusedNotAllowed;
+    /** Accepted connections refused because their peer opened connections faster than {@code peerConnectRate}. */
+    public final AtomicCounter connRefusedRate;
+    /** Accepted connections refused because the stack already has {@code maxPeers} peer connections. */
+    public final AtomicCounter connRefusedLimit;
 
     /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
@@ -115,6 +123,10 @@ public final class StackCounters
         connBadFrame = manager.newCounter("conn_bad_frame");
         connRefused = manager.newCounter("conn_refused");
         poolAlloc = manager.newCounter("pool_alloc");
+        connFrameTimeout = manager.newCounter("conn_frame_timeout");
+        connRefusedNotAllowed = manager.newCounter("conn_refused_not_allowed");
+        connRefusedRate = manager.newCounter("conn_refused_rate");
+        connRefusedLimit = manager.newCounter("conn_refused_limit");
     }
 
     /** @return every counter by name, in registration order. */
