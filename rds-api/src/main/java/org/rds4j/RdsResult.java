@@ -32,6 +32,12 @@ public final class RdsResult
     /** The operation is not supported now (for example changing the transport after bind). Linux {@code EOPNOTSUPP}. */
     public static final int EOPNOTSUPP = -95;
 
+    /**
+     * The destination is outside the stack's allow-list ({@link RdsStackConfig#allowedPeers()}); nothing is sent.
+     * Linux {@code EACCES}.
+     */
+    public static final int EACCES = -13;
+
     private RdsResult()
     {
     }
@@ -60,6 +66,7 @@ public final class RdsResult
             case EADDRINUSE: return "EADDRINUSE";
             case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
             case EOPNOTSUPP: return "EOPNOTSUPP";
+            case EACCES: return "EACCES";
             default: return "E?" + (-result);
         }
     }

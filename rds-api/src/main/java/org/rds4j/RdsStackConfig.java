@@ -32,6 +32,10 @@ public final class RdsStackConfig
     private final Duration heartbeatTimeout;
     private final String infoDirectory;
     private final boolean infoFileEnabled;
+    private final Duration frameTimeout;
+    private final int maxPeers;
+    private final int peerConnectRate;
+    private final PeerAllowList allowedPeers;
 
     private RdsStackConfig(final Builder b)
     {
@@ -53,6 +57,10 @@ public final class RdsStackConfig
         heartbeatTimeout = b.heartbeatTimeout;
         infoDirectory = b.infoDirectory;
         infoFileEnabled = b.infoFileEnabled;
+        frameTimeout = b.frameTimeout;
+        maxPeers = b.maxPeers;
+        peerConnectRate = b.peerConnectRate;
+        allowedPeers = b.allowedPeers;
     }
 
     /** @return the defaults. */
@@ -89,6 +97,10 @@ public final class RdsStackConfig
         b.heartbeatTimeout = heartbeatTimeout;
         b.infoDirectory = infoDirectory;
         b.infoFileEnabled = infoFileEnabled;
+        b.frameTimeout = frameTimeout;
+        b.maxPeers = maxPeers;
+        b.peerConnectRate = peerConnectRate;
+        b.allowedPeers = allowedPeers;
         return b;
     }
 
@@ -223,6 +235,46 @@ public final class RdsStackConfig
         return infoFileEnabled;
     }
 
+    /**
+     * @return the longest a frame may take to arrive once its first byte has: a peer that starts a frame and
+     *         stalls (slowloris) is dropped after it ({@code conn_frame_timeout}). Default 10 s.
+     */
+    public Duration frameTimeout()
+    {
+        return frameTimeout;
+    }
+
+    /**
+     * @return the most peer connections (pairs of local and remote address, up or down) the stack keeps; a
+     *         connection accepted from a new peer beyond it is refused ({@code conn_refused_limit}), so a flood
+     *         from many addresses cannot grow memory without bound. Connections the stack's own sends open are
+     *         never refused but count. Default 256.
+     */
+    public int maxPeers()
+    {
+        return maxPeers;
+    }
+
+    /**
+     * @return the most TCP connections per second the stack accepts from one address; beyond it that address
+     *         is refused for 10 s ({@code conn_refused_rate}). Honest peers connect a few times a second at
+     *         most, when reconnecting. Default 20.
+     */
+    public int peerConnectRate()
+    {
+        return peerConnectRate;
+    }
+
+    /**
+     * @return the peers the stack talks to; empty (the default) allows everyone. Connections from other
+     *         addresses are refused ({@code conn_refused_not_allowed}), none are made to them, and a send to one
+     *         returns {@link RdsResult#EACCES}.
+     */
+    public PeerAllowList allowedPeers()
+    {
+        return allowedPeers;
+    }
+
     @Override
     public String toString()
     {
@@ -233,7 +285,8 @@ public final class RdsStackConfig
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
             ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount +
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
-            ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + "}";
+            ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + ", frameTimeout=" + frameTimeout +
+            ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers + "}";
     }
 
     /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
@@ -257,6 +310,10 @@ public final class RdsStackConfig
         private Duration heartbeatTimeout = Duration.ofSeconds(10);
         private String infoDirectory = defaultInfoDirectory();
         private boolean infoFileEnabled = true;
+        private Duration frameTimeout = Duration.ofSeconds(10);
+        private int maxPeers = 256;
+        private int peerConnectRate = 20;
+        private PeerAllowList allowedPeers = PeerAllowList.ALL;
 
         private Builder()
         {
@@ -443,6 +500,48 @@ public final class RdsStackConfig
         public Builder infoFile(final boolean enabled)
         {
             this.infoFileEnabled = enabled;
+            return this;
+        }
+
+        /**
+         * @param timeout how long a frame may take once started, positive; a stalled frame drops the connection.
+         * @return this builder.
+         */
+        public Builder frameTimeout(final Duration timeout)
+        {
+            this.frameTimeout = positive("frameTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * @param peers the most peer connections the stack keeps, positive.
+         * @return this builder.
+         */
+        public Builder maxPeers(final int peers)
+        {
+            this.maxPeers = positive("maxPeers", peers);
+            return this;
+        }
+
+        /**
+         * @param perSecond the most connections accepted per second from one address, positive.
+         * @return this builder.
+         */
+        public Builder peerConnectRate(final int perSecond)
+        {
+            this.peerConnectRate = positive("peerConnectRate", perSecond);
+            return this;
+        }
+
+        /**
+         * @param entries IPv4 and IPv6 addresses and CIDR blocks ({@code 10.0.0.0/24}, {@code fd00::/64}); none
+         *                (the default) allows every peer. See {@link PeerAllowList}.
+         * @return this builder.
+         * @throws IllegalArgumentException naming a bad entry.
+         */
+        public Builder allowedPeers(final String... entries)
+        {
+            this.allowedPeers = PeerAllowList.of(entries);
             return this;
         }
 

@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import org.jctools.queues.MpscArrayQueue;
 import org.jctools.queues.SpscGrowableArrayQueue;
+import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
@@ -42,6 +43,8 @@ final class RdsSocketImpl implements RdsSocket
     private final CoreStack stack;
     private final StackCounters counters;
     private final MessagePool pool;
+    /** The stack's allow-list: a send elsewhere is EACCES. */
+    private final PeerAllowList allowedPeers;
 
     /** Application threads to agent: messages to send. */
     final MpscArrayQueue<Message> outbound;
@@ -98,6 +101,7 @@ final class RdsSocketImpl implements RdsSocket
         this.sendBufferBytes = stack.config().sendBufferBytes();
         this.receiveBufferBytes = stack.config().receiveBufferBytes();
         this.transportType = stack.config().transport();
+        this.allowedPeers = stack.config().allowedPeers();
     }
 
     // ---------------------------------------------------------------- bind
@@ -172,6 +176,10 @@ final class RdsSocketImpl implements RdsSocket
             destination.getAddress().getClass() != local.getAddress().getClass())
         {
             return RdsResult.EINVAL;
+        }
+        if (!allowedPeers.allows(destination.getAddress()))
+        {
+            return RdsResult.EACCES;
         }
         final int length = src.remaining();
         if (length > MAX_MESSAGE_SIZE || length > sendBufferBytes)

@@ -87,6 +87,14 @@ public final class StackCounters
     public final AtomicCounter connPeerRestart;
     /** Messages dropped because they had been sent to a peer process that has since restarted. */
     public final AtomicCounter sendFlushedPeerRestart;
+    /** Connections dropped because a frame stayed incomplete longer than the frame timeout (a stalled or slowloris peer). */
+    public final AtomicCounter connFrameTimeout;
+    /** Connections refused, accepted or to be made, because the peer is outside the allow-list ({@code allowedPeers}). */
+    public final AtomicCounter connRefusedNotAllowed;
+    /** Accepted connections refused because their peer opened connections faster than {@code peerConnectRate}. */
+    public final AtomicCounter connRefusedRate;
+    /** Accepted connections refused because the stack already has {@code maxPeers} peer connections. */
+    public final AtomicCounter connRefusedLimit;
 
     /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
@@ -136,6 +144,10 @@ public final class StackCounters
         connHandshakeTimeout = manager.newCounter("conn_handshake_timeout");
         connPeerRestart = manager.newCounter("conn_peer_restart");
         sendFlushedPeerRestart = manager.newCounter("send_flushed_peer_restart");
+        connFrameTimeout = manager.newCounter("conn_frame_timeout");
+        connRefusedNotAllowed = manager.newCounter("conn_refused_not_allowed");
+        connRefusedRate = manager.newCounter("conn_refused_rate");
+        connRefusedLimit = manager.newCounter("conn_refused_limit");
     }
 
     /** @return every counter by name, in registration order. */

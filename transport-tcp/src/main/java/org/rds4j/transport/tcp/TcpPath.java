@@ -1,6 +1,6 @@
 package org.rds4j.transport.tcp;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.DirectBuffer;
 import org.rds4j.core.Connection;
 import org.rds4j.core.StackCounters;
 import org.rds4j.core.spi.TransportPath;
@@ -13,11 +13,12 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Writes
- * gather many frames per system call and resume a partly written frame; reads parse frames in place and
- * validate every header before its payload is awaited. Agent thread only.
+ * gather many frames per system call and resume a partly written frame; reads go through a
+ * {@link TcpFrameReader}, which validates every header before its payload is awaited. Agent thread only.
  */
 final class TcpPath implements TransportPath
 {
@@ -25,15 +26,16 @@ final class TcpPath implements TransportPath
     private static final int FRAMES_PER_WRITE = 64;
     private static final int WRITES_PER_TRANSMIT = 16;
     private static final int READS_PER_CYCLE = 4;
-    private static final int INITIAL_READ_BUFFER = 256 * 1024;
-    private static final int MAX_FRAME = RdsHeader.LENGTH + RdsHeader.MAX_PAYLOAD;
 
     private final Connection connection;
     private final SocketChannel channel;
     private final StackCounters counters;
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_WRITE];
-    private ByteBuffer readBuffer = ByteBuffer.allocateDirect(INITIAL_READ_BUFFER);
-    private final UnsafeBuffer readView = new UnsafeBuffer(readBuffer);
+    private final TcpFrameReader reader = new TcpFrameReader();
+    private final TcpFrameReader.FrameHandler onFrame = this::deliver;
+    /** A frame has started and not completed; since when (agent clock). */
+    private boolean partialFrame;
+    private long partialSinceNs;
     private SelectionKey key;
     private boolean waitingForRoom;
     private boolean closed;
@@ -97,12 +99,18 @@ final class TcpPath implements TransportPath
         return transmit();
     }
 
-    /** Reads what arrived and hands each complete frame to the connection. */
-    int onReadable()
+    /**
+     * Reads what arrived and hands each complete frame to the connection; a frame that fails validation drops
+     * the connection ({@code conn_bad_frame}, one WARN line).
+     *
+     * @param nowNs the agent's clock, which starts the frame timeout of a frame left incomplete.
+     */
+    int onReadable(final long nowNs)
     {
         int frameCount = 0;
         for (int i = 0; i < READS_PER_CYCLE && !closed; i++)
         {
+            final ByteBuffer readBuffer = reader.buffer();
             final int read;
             try
             {
@@ -122,8 +130,27 @@ final class TcpPath implements TransportPath
             {
                 break;
             }
-            frameCount += parseFrames();
-            if (readBuffer.hasRemaining())
+            final int frames = reader.parse(onFrame);
+            frameCount += frames;
+            final int verdict = reader.invalidVerdict();
+            if (verdict != RdsHeader.VALID)
+            {
+                counters.connBadFrame.incrementOrdered();
+                LOG.warn("{} dropped: {}", connection, RdsHeader.describeValidation(verdict));
+                fail("bad frame: " + RdsHeader.describeValidation(verdict));
+                return frameCount;
+            }
+            if (reader.buffered() == 0)
+            {
+                partialFrame = false;
+            }
+            else if (!partialFrame || frames > 0)
+            {
+                // a new frame started: its time starts now
+                partialFrame = true;
+                partialSinceNs = nowNs;
+            }
+            if (reader.buffer() != readBuffer || readBuffer.hasRemaining())
             {
                 break;
             }
@@ -131,51 +158,39 @@ final class TcpPath implements TransportPath
         return frameCount;
     }
 
-    private int parseFrames()
+    private boolean deliver(final DirectBuffer buffer, final int offset, final int frameLength)
     {
-        final int end = readBuffer.position();
-        int offset = 0;
-        int count = 0;
-        // a frame may drop the connection (a restarted peer): nothing after it is for this connection
-        while (end - offset >= RdsHeader.LENGTH && !closed)
+        if (closed)
         {
-            final int verdict = RdsHeader.validate(readView, offset);
-            if (verdict != RdsHeader.VALID)
-            {
-                counters.connBadFrame.incrementOrdered();
-                LOG.warn("{} dropped: {}", connection, RdsHeader.describeValidation(verdict));
-                fail("bad frame: " + RdsHeader.describeValidation(verdict));
-                return count;
-            }
-            final int frameLength = RdsHeader.LENGTH + (int)RdsHeader.length(readView, offset);
-            if (end - offset < frameLength)
-            {
-                break;
-            }
-            connection.onFrame(readView, offset);
-            offset += frameLength;
-            count++;
+            return false;
         }
-        readBuffer.limit(end).position(offset);
-        readBuffer.compact();
-        if (end - offset >= RdsHeader.LENGTH)
-        {
-            final int needed = RdsHeader.LENGTH + (int)RdsHeader.length(readView, 0);
-            if (needed > readBuffer.capacity())
-            {
-                grow(needed);
-            }
-        }
-        return count;
+        connection.onFrame(buffer, offset);
+        return true;
     }
 
-    private void grow(final int needed)
+    /**
+     * @param nowNs     the agent's clock.
+     * @param timeoutNs the longest a started frame may take to complete.
+     * @return true if a frame has been incomplete for {@code timeoutNs} or more.
+     */
+    boolean isFrameOverdue(final long nowNs, final long timeoutNs)
     {
-        final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.min(MAX_FRAME, Math.max(needed, readBuffer.capacity() * 2)));
-        readBuffer.flip();
-        bigger.put(readBuffer);
-        readBuffer = bigger;
-        readView.wrap(readBuffer);
+        return partialFrame && !closed && nowNs - partialSinceNs >= timeoutNs;
+    }
+
+    /** Drops the connection because a frame did not complete in time (a stalled or slowloris peer). */
+    void dropForFrameTimeout(final long timeoutNs)
+    {
+        counters.connFrameTimeout.incrementOrdered();
+        LOG.warn("{} dropped: a frame stayed incomplete ({} of its bytes received) for {} ms", connection,
+            reader.buffered(), TimeUnit.NANOSECONDS.toMillis(timeoutNs));
+        fail("frame timeout");
+    }
+
+    /** @return bytes of the read buffer, for tests: memory stays bounded whatever a peer announces. */
+    int readBufferCapacity()
+    {
+        return reader.capacity();
     }
 
     /** Resets the connection (RST, no FIN) and reports it down: fault injection. */

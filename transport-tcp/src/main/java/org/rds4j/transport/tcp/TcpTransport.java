@@ -1,6 +1,7 @@
 package org.rds4j.transport.tcp;
 
 import jdk.net.ExtendedSocketOptions;
+import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsStackConfig;
@@ -27,8 +28,11 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +55,15 @@ public final class TcpTransport implements Transport
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
     private static final int ACCEPT_BACKLOG = 128;
+    /** How often paths are checked for a frame left incomplete longer than the frame timeout. */
+    private static final long FRAME_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How long an address that connected faster than {@code peerConnectRate} is refused. */
+    static final long PEER_BLOCK_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final long RATE_WINDOW_NS = TimeUnit.SECONDS.toNanos(1);
+    /** Addresses whose accept rate is tracked at once; beyond, the least recently seen is forgotten. */
+    private static final int TRACKED_ADDRESSES = 4096;
+    /** The least time between two log lines about refusals for the maxPeers cap. */
+    private static final long LIMIT_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final TransportContext context;
     private final RdsStackConfig config;
@@ -84,8 +97,40 @@ public final class TcpTransport implements Transport
             selector.wakeup();
         }
     };
+    private final PeerAllowList allowedPeers;
+    private final long frameTimeoutNs;
+    /** Node pairs (local, remote) this transport has a connection for: bounded by maxPeers for accepted ones. */
+    private final Set<Pair> knownPairs = new HashSet<>();
+    /** Accept rate and log state per remote address, least recently seen first; at most TRACKED_ADDRESSES. */
+    private final LinkedHashMap<InetAddress, PeerRecord> peerRecords = new LinkedHashMap<>(64, 0.75f, true)
+    {
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<InetAddress, PeerRecord> eldest)
+        {
+            return size() > TRACKED_ADDRESSES;
+        }
+    };
     private long nowNs;
+    private long lastFrameCheckNs;
     private int selectedWork;
+    private long limitRefusalsUnlogged;
+    private long limitLoggedAtNs;
+    private boolean limitLogged;
+    private int readBufferHighWater;
+
+    private record Pair(InetAddress local, InetAddress remote)
+    {
+    }
+
+    /** What this transport remembers of a remote address: its accepts in the current 1 s window, a block. */
+    private static final class PeerRecord
+    {
+        long windowStartNs;
+        int acceptedInWindow;
+        boolean blocked;
+        long blockedUntilNs;
+        boolean notAllowedLogged;
+    }
 
     /** A connect in progress, or a poke waiting for the peer to connect back. */
     private static final class ConnectAttempt
@@ -122,6 +167,8 @@ public final class TcpTransport implements Transport
         this.context = context;
         this.config = context.config();
         this.counters = context.counters();
+        this.allowedPeers = config.allowedPeers();
+        this.frameTimeoutNs = config.frameTimeout().toNanos();
         try
         {
             this.selector = Selector.open();
@@ -252,6 +299,17 @@ public final class TcpTransport implements Transport
     {
         final InetAddress local = connection.localAddress();
         final InetAddress remote = connection.remoteAddress();
+        if (!allowedPeers.allows(remote))
+        {
+            counters.connRefusedNotAllowed.incrementOrdered();
+            if (notAllowedFirstTime(remote))
+            {
+                LOG.warn("not connecting to {}: outside allowedPeers {}", remote.getHostAddress(), allowedPeers);
+            }
+            connection.onConnectFailed("peer outside allowedPeers");
+            return;
+        }
+        knownPairs.add(new Pair(local, remote));
         final boolean poke = Addresses.compare(local, remote) > 0;
         SocketChannel channel = null;
         try
@@ -343,6 +401,11 @@ public final class TcpTransport implements Transport
         }
         if (!paths.isEmpty())
         {
+            if (nowNs - lastFrameCheckNs >= FRAME_CHECK_INTERVAL_NS)
+            {
+                lastFrameCheckNs = nowNs;
+                work += expireFrames(nowNs);
+            }
             paths.removeIf(TcpPath::isClosed);
         }
         return work;
@@ -364,7 +427,8 @@ public final class TcpTransport implements Transport
             }
             if (key.isValid() && key.isReadable())
             {
-                selectedWork += path.onReadable();
+                selectedWork += path.onReadable(nowNs);
+                readBufferHighWater = Math.max(readBufferHighWater, path.readBufferCapacity());
             }
         }
         else if (attachment instanceof ConnectAttempt)
@@ -394,6 +458,30 @@ public final class TcpTransport implements Transport
             attempts.remove(attempt);
             attempt.connection.onConnectFailed(ex.toString());
         }
+    }
+
+    private int expireFrames(final long nowNs)
+    {
+        int dropped = 0;
+        for (int i = 0; i < paths.size(); i++)
+        {
+            final TcpPath path = paths.get(i);
+            if (path.isFrameOverdue(nowNs, frameTimeoutNs))
+            {
+                path.dropForFrameTimeout(frameTimeoutNs);
+                dropped++;
+            }
+        }
+        return dropped;
+    }
+
+    /**
+     * @return the largest read buffer a connection of this transport has had (tests: memory stays bounded
+     *         whatever a peer announces).
+     */
+    int readBufferHighWater()
+    {
+        return readBufferHighWater;
     }
 
     private int expireAttempts(final long nowNs)
@@ -453,8 +541,17 @@ public final class TcpTransport implements Transport
             closeQuietly(channel);
             return;
         }
+        if (refused(local, remote))
+        {
+            closeQuietly(channel);
+            return;
+        }
         final int order = Addresses.compare(remote, local);
         final Connection connection = order == 0 ? null : context.connection(local, remote, this);
+        if (connection != null)
+        {
+            knownPairs.add(new Pair(local, remote));
+        }
         if (connection == null)
         {
             counters.connRefused.incrementOrdered();
@@ -490,6 +587,75 @@ public final class TcpTransport implements Transport
             closeQuietly(channel);
             LOG.debug("accepted connection from {} failed: {}", remote, ex.toString());
         }
+    }
+
+    /**
+     * The admission rules for an accepted connection, before any state is made for it: the allow-list, the
+     * per-address accept rate, the cap on peer connections. A refusal is counted; its log line is limited to
+     * one per offending address (per block for the rate), and one per 10 s for the cap.
+     *
+     * @return true if the connection must be closed unread.
+     */
+    private boolean refused(final InetAddress local, final InetAddress remote)
+    {
+        final PeerRecord record = peerRecords.computeIfAbsent(remote, r -> new PeerRecord());
+        if (!allowedPeers.allows(remote))
+        {
+            counters.connRefusedNotAllowed.incrementOrdered();
+            if (!record.notAllowedLogged)
+            {
+                record.notAllowedLogged = true;
+                LOG.warn("refusing connections from {}: outside allowedPeers {}", remote.getHostAddress(), allowedPeers);
+            }
+            return true;
+        }
+        if (record.blocked)
+        {
+            if (nowNs - record.blockedUntilNs < 0)
+            {
+                counters.connRefusedRate.incrementOrdered();
+                return true;
+            }
+            record.blocked = false;
+            record.acceptedInWindow = 0;
+        }
+        if (record.acceptedInWindow == 0 || nowNs - record.windowStartNs >= RATE_WINDOW_NS)
+        {
+            record.windowStartNs = nowNs;
+            record.acceptedInWindow = 0;
+        }
+        if (++record.acceptedInWindow > config.peerConnectRate())
+        {
+            record.blocked = true;
+            record.blockedUntilNs = nowNs + PEER_BLOCK_NS;
+            counters.connRefusedRate.incrementOrdered();
+            LOG.warn("refusing connections from {} for {} s: more than {} per second", remote.getHostAddress(),
+                TimeUnit.NANOSECONDS.toSeconds(PEER_BLOCK_NS), config.peerConnectRate());
+            return true;
+        }
+        if (knownPairs.size() >= config.maxPeers() && !knownPairs.contains(new Pair(local, remote)))
+        {
+            counters.connRefusedLimit.incrementOrdered();
+            limitRefusalsUnlogged++;
+            if (!limitLogged || nowNs - limitLoggedAtNs >= LIMIT_LOG_INTERVAL_NS)
+            {
+                LOG.warn("refused {} connection(s) from new peers (latest {}): the stack has maxPeers={} peer connections",
+                    limitRefusalsUnlogged, remote.getHostAddress(), config.maxPeers());
+                limitLogged = true;
+                limitLoggedAtNs = nowNs;
+                limitRefusalsUnlogged = 0;
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private boolean notAllowedFirstTime(final InetAddress remote)
+    {
+        final PeerRecord record = peerRecords.computeIfAbsent(remote, r -> new PeerRecord());
+        final boolean first = !record.notAllowedLogged;
+        record.notAllowedLogged = true;
+        return first;
     }
 
     @Override

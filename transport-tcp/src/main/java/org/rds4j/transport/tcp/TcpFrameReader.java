@@ -1,0 +1,175 @@
+package org.rds4j.transport.tcp;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The stream framing of RDS over TCP: bytes in, complete frames (48-byte header then {@code len} payload bytes)
+ * out. Every header is checked with {@link RdsHeader#validate} as soon as its 48 bytes are here, before its
+ * payload is awaited, so a hostile {@code len} is refused instead of allocated; the first invalid header
+ * stops the reader for good ({@link #invalidVerdict()}).
+ * <p>
+ * Memory: one direct buffer, {@code initialCapacity} to start with, grown (doubling, or to the announced frame)
+ * only for a frame whose header passed validation, so never beyond one largest frame
+ * ({@link #MAX_FRAME} = 48 + 1 MiB) whatever the input; it never shrinks. Frames are handed out in place
+ * (no copy). Not thread safe: the agent thread owns it.
+ */
+final class TcpFrameReader
+{
+    /** The largest frame: a header and a 1 MiB payload. */
+    static final int MAX_FRAME = RdsHeader.LENGTH + RdsHeader.MAX_PAYLOAD;
+    /** The read buffer a connection starts with. */
+    static final int DEFAULT_INITIAL_CAPACITY = 256 * 1024;
+
+    /** Receives the complete, validated frames. */
+    @FunctionalInterface
+    interface FrameHandler
+    {
+        /**
+         * @param buffer      holds the frame; valid only during the call.
+         * @param offset      of the header's first byte.
+         * @param frameLength header plus payload bytes.
+         * @return true to go on parsing; false to stop (the rest stays buffered: the owner is closing).
+         */
+        boolean onFrame(DirectBuffer buffer, int offset, int frameLength);
+    }
+
+    /** Bytes held from index 0 to the position; the rest is room for the next read. */
+    private ByteBuffer buffer;
+    private final UnsafeBuffer view;
+    private int invalidVerdict = RdsHeader.VALID;
+
+    TcpFrameReader()
+    {
+        this(DEFAULT_INITIAL_CAPACITY);
+    }
+
+    /** @param initialCapacity bytes of the first buffer, clamped to 48..{@link #MAX_FRAME}. */
+    TcpFrameReader(final int initialCapacity)
+    {
+        buffer = ByteBuffer.allocateDirect(Math.max(RdsHeader.LENGTH, Math.min(MAX_FRAME, initialCapacity)));
+        view = new UnsafeBuffer(buffer);
+    }
+
+    /**
+     * Where the next bytes go (a channel read): fill from its position, then call {@link #parse}. After a parse
+     * that found no invalid header it always has room, as it is grown to hold the whole frame being received.
+     *
+     * @return the read buffer, in write mode.
+     */
+    ByteBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * Hands every complete frame held to {@code handler}, then keeps the rest (an incomplete frame) at the start
+     * of the buffer, growing the buffer if that frame's validated header announces more than it can hold.
+     *
+     * @param handler receives the frames.
+     * @return frames handed out.
+     */
+    int parse(final FrameHandler handler)
+    {
+        if (invalidVerdict != RdsHeader.VALID)
+        {
+            return 0;
+        }
+        final int end = buffer.position();
+        int offset = 0;
+        int count = 0;
+        while (end - offset >= RdsHeader.LENGTH)
+        {
+            final int verdict = RdsHeader.validate(view, offset);
+            if (verdict != RdsHeader.VALID)
+            {
+                invalidVerdict = verdict;
+                break;
+            }
+            final int frameLength = RdsHeader.LENGTH + (int)RdsHeader.length(view, offset);
+            if (end - offset < frameLength)
+            {
+                break;
+            }
+            count++;
+            final boolean more = handler.onFrame(view, offset, frameLength);
+            offset += frameLength;
+            if (!more)
+            {
+                break;
+            }
+        }
+        if (offset > 0)
+        {
+            buffer.limit(end).position(offset);
+            buffer.compact();
+        }
+        final int held = buffer.position();
+        if (invalidVerdict == RdsHeader.VALID && held >= RdsHeader.LENGTH)
+        {
+            // validated above (or on an earlier parse): len <= 1 MiB
+            final int needed = RdsHeader.LENGTH + (int)RdsHeader.length(view, 0);
+            if (needed > buffer.capacity())
+            {
+                grow(needed);
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Feeds bytes from {@code source} until it is empty or an invalid header is found: copies what fits,
+     * parses, repeats. The channel-free form of {@link #buffer()} plus {@link #parse}.
+     *
+     * @param source  the bytes; its position advances past what was taken.
+     * @param handler receives the frames.
+     * @return frames handed out.
+     */
+    int offer(final ByteBuffer source, final FrameHandler handler)
+    {
+        int count = 0;
+        while (source.hasRemaining() && invalidVerdict == RdsHeader.VALID)
+        {
+            final int chunk = Math.min(source.remaining(), buffer.remaining());
+            if (chunk == 0)
+            {
+                break; // only after a handler stopped parsing with a whole frame still held
+            }
+            final ByteBuffer slice = source.slice(source.position(), chunk);
+            buffer.put(slice);
+            source.position(source.position() + chunk);
+            count += parse(handler);
+        }
+        return count;
+    }
+
+    private void grow(final int needed)
+    {
+        final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.min(MAX_FRAME, Math.max(needed, buffer.capacity() * 2)));
+        buffer.flip();
+        bigger.put(buffer);
+        buffer = bigger;
+        view.wrap(buffer);
+    }
+
+    /** @return {@link RdsHeader#VALID}, or the {@link RdsHeader#validate} result of the first invalid header. */
+    int invalidVerdict()
+    {
+        return invalidVerdict;
+    }
+
+    /** @return bytes held: the start of a frame not yet complete (0 between frames). */
+    int buffered()
+    {
+        return buffer.position();
+    }
+
+    /** @return bytes of the read buffer (never more than {@link #MAX_FRAME}). */
+    int capacity()
+    {
+        return buffer.capacity();
+    }
+}
