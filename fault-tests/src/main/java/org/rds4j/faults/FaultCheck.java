@@ -108,7 +108,8 @@ public final class FaultCheck
         for (final String file : args)
         {
             String summary = null;
-            for (final String line : Files.readAllLines(Path.of(file), StandardCharsets.UTF_8))
+            final List<String> lines = Files.exists(Path.of(file)) ? Files.readAllLines(Path.of(file), StandardCharsets.UTF_8) : List.of();
+            for (final String line : lines)
             {
                 if (line.startsWith("{"))
                 {
