@@ -4,9 +4,12 @@
 # ends, one FaultNode (rds4j stack, TCP transport) in each namespace streaming to the other; the nodes'
 # output and the netem/TCP statistics go to RESULTS. The host checks the results (FaultCheck).
 #
-#   usage: netem-guest.sh RESULTS JAVA CLASSPATH STREAM_MS MAX_SIZE 'NETEM ARGS'
+#   usage: netem-guest.sh RESULTS JAVA CLASSPATH STREAM_MS MAX_SIZE 'NETEM ARGS' KILL_EVERY_S
+#
+# With KILL_EVERY_S > 0 it also destroys the nodes' TCP connection (ss -K in namespace a) every KILL_EVERY_S
+# seconds while they stream, so that RDS reconnects and retransmits over the lossy link as well.
 set -uo pipefail
-R=$1 JAVA=$2 CP=$3 STREAM_MS=$4 MAX_SIZE=$5 NETEM=$6
+R=$1 JAVA=$2 CP=$3 STREAM_MS=$4 MAX_SIZE=$5 NETEM=$6 KILL_EVERY_S=$7
 NS_A=rds4j-netem-a NS_B=rds4j-netem-b
 IP_A=10.99.0.1 IP_B=10.99.0.2
 TCP_PORT=28030
@@ -47,6 +50,17 @@ ready a && ready b || fail "nodes not READY after 120 s (see $R/node-*.log)"
 say "both nodes READY; streaming for $STREAM_MS ms"
 START=$(date +%s.%N)
 echo GO >&3; echo GO >&4
+KILLS=0 ROUNDS=0
+if [ "$KILL_EVERY_S" -gt 0 ]; then
+  KILL_UNTIL=$(( $(date +%s) + STREAM_MS / 1000 - KILL_EVERY_S ))
+  while [ "$(date +%s)" -lt $KILL_UNTIL ] && kill -0 $PID_A $PID_B 2>/dev/null; do
+    sleep "$KILL_EVERY_S"
+    n=$(ip netns exec $NS_A ss -K -t -n -H dst $IP_B | grep -c .)
+    KILLS=$((KILLS + n)); ROUNDS=$((ROUNDS + 1))
+  done
+fi
+echo "$ROUNDS $KILLS" > "$R/kills.txt"
+say "ss -K rounds $ROUNDS, sockets destroyed $KILLS"
 wait $PID_A; RC_A=$?
 wait $PID_B; RC_B=$?
 END=$(date +%s.%N)

@@ -12,13 +12,16 @@
 #   usage: vm/netem-test.sh            (from anywhere; builds fault-tests if its jars are missing)
 #
 # Knobs: NETEM_ARGS (netem settings of each end) ["loss 5% duplicate 5% corrupt 1% delay 2ms 1ms"],
-# NETEM_STREAM_MS [60000], NETEM_MAX_SIZE (largest message) [2048], NETEM_VM_TIMEOUT (s) [900], and the
+# NETEM_STREAM_MS [60000], NETEM_MAX_SIZE (largest message) [2048], NETEM_KILL_EVERY_S (also destroy the
+# nodes' TCP connection with ss -K in the guest this often, so RDS reconnects and retransmits over the lossy
+# link; 0 = never) [5], NETEM_VM_TIMEOUT (s) [900], and the
 # RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 NETEM=${NETEM_ARGS:-loss 5% duplicate 5% corrupt 1% delay 2ms 1ms}
 STREAM_MS=${NETEM_STREAM_MS:-60000}
 MAX_SIZE=${NETEM_MAX_SIZE:-2048}
+KILL_EVERY_S=${NETEM_KILL_EVERY_S:-5}
 MODULE=$ROOT/fault-tests
 
 jars() { ls "$MODULE"/target/fault-tests-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -1; }
@@ -36,7 +39,7 @@ echo "netem-test: netem '$NETEM' on both ends, stream $STREAM_MS ms, messages up
 T0=$(date +%s.%N)
 cd "$ROOT"
 RXE_VM_RW=$RESULTS RXE_VM_TIMEOUT=${NETEM_VM_TIMEOUT:-900} "$ROOT/vm/run-in-rxe-vm.sh" \
-  "bash '$ROOT/vm/netem-guest.sh' '$RESULTS' '$JAVA' '$CP' '$STREAM_MS' '$MAX_SIZE' '$NETEM'"
+  "bash '$ROOT/vm/netem-guest.sh' '$RESULTS' '$JAVA' '$CP' '$STREAM_MS' '$MAX_SIZE' '$NETEM' '$KILL_EVERY_S'"
 GUEST_RC=$?
 T1=$(date +%s.%N)
 
@@ -52,11 +55,14 @@ nstat1() { awk -v k="$2" '$1==k{print $2}' "$RESULTS/nstat-$1.txt" 2>/dev/null; 
 read -r PKT_A DROP_A <<< "$(tcfield a)"; read -r PKT_B DROP_B <<< "$(tcfield b)"
 RETRANS=$(( $(nstat1 a TcpRetransSegs || echo 0) + $(nstat1 b TcpRetransSegs || echo 0) )) 2>/dev/null
 CSUM=$(( $(nstat1 a TcpInCsumErrors || echo 0) + $(nstat1 b TcpInCsumErrors || echo 0) )) 2>/dev/null
+read -r KILL_ROUNDS KILLS < "$RESULTS/kills.txt" 2>/dev/null
 STREAM_S=$(awk '{printf "%.1f", $2 - $1}' "$RESULTS/times.txt" 2>/dev/null)
-echo "FIGURES netem-test: netem '$NETEM' on both ends; packets a->b ${PKT_A:-?} (netem dropped ${DROP_A:-?}), b->a ${PKT_B:-?} (dropped ${DROP_B:-?}); TCP retransmitted segments ${RETRANS:-?}, TCP checksum errors ${CSUM:-?}; $(grep -E '^(PASS|FAIL)' "$RESULTS/check.txt"); nodes ran ${STREAM_S:-?} s, whole run $(awk -v a="$T0" -v b="$T1" 'BEGIN{printf "%.0f", b - a}') s" | tee "$RESULTS/figures.txt"
+echo "FIGURES netem-test: netem '$NETEM' on both ends; packets a->b ${PKT_A:-?} (netem dropped ${DROP_A:-?}), b->a ${PKT_B:-?} (dropped ${DROP_B:-?}); TCP retransmitted segments ${RETRANS:-?}, TCP checksum errors ${CSUM:-?}; ss -K every ${KILL_EVERY_S} s: ${KILL_ROUNDS:-?} rounds, ${KILLS:-?} sockets destroyed; $(grep -E '^(PASS|FAIL)' "$RESULTS/check.txt"); nodes ran ${STREAM_S:-?} s, whole run $(awk -v a="$T0" -v b="$T1" 'BEGIN{printf "%.0f", b - a}') s" | tee "$RESULTS/figures.txt"
 
 # a run in which netem dropped nothing injected no fault: it proves nothing
+# (and, with kills on, a run in which ss -K destroyed nothing)
 FAULTS_OK=0; [ $(( ${DROP_A:-0} + ${DROP_B:-0} )) -gt 0 ] && FAULTS_OK=1
+[ "$KILL_EVERY_S" -gt 0 ] && [ "${KILLS:-0}" -eq 0 ] && FAULTS_OK=0
 if [ $GUEST_RC = 0 ] && [ "$CHECK_RC" = 0 ] && [ $FAULTS_OK = 1 ]; then echo "netem-test: PASS"; exit 0; fi
-echo "netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, netem dropped packets: $FAULTS_OK; see $RESULTS)"
+echo "netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, faults injected: $FAULTS_OK; see $RESULTS)"
 exit 1
