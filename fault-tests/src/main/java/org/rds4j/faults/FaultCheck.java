@@ -12,7 +12,7 @@ import java.util.Objects;
 /**
  * Checks the summaries of one run: for every ordered pair (sender, receiver) of the given nodes, the receiver
  * got exactly the sender's stream: its end-of-stream marker, as many messages and bytes as were sent, the same
- * SHA-256, and no lost, duplicated, reordered, corrupt or unexpected message. Used by the tests and, through
+ * SHA-256, and no lost, duplicated, reordered, corrupt or unexpected message and none after the marker. Used by the tests and, through
  * {@link #main}, by {@code vm/netem-test.sh}.
  */
 public final class FaultCheck
@@ -77,7 +77,7 @@ public final class FaultCheck
                 {
                     problems.add(pair + ": SHA-256 sent " + sent.get("sent_sha256") + " != received " + received.get("received_sha256"));
                 }
-                for (final String zero : List.of("lost", "duplicated", "reordered", "corrupt", "unexpected"))
+                for (final String zero : List.of("lost", "duplicated", "reordered", "corrupt", "unexpected", "after_end"))
                 {
                     expect(problems, pair, zero, received.get(zero), 0L);
                 }

@@ -48,7 +48,8 @@ import java.util.concurrent.TimeUnit;
  * Per pair it keeps: messages and bytes sent and the SHA-256 of the sent stream; messages and bytes received
  * and the SHA-256 of the received stream in arrival order; and, from the index each message carries, lost
  * (announced by the peer's marker but not received), duplicated, reordered (arrived after a higher index)
- * and corrupt (bytes differ from what the index implies) messages.
+ * and corrupt (bytes differ from what the index implies) messages, and messages still queued after the
+ * peer's marker when the node ends (after_end).
  */
 public final class FaultNode
 {
@@ -209,6 +210,11 @@ public final class FaultNode
             {
                 progress.interrupt();
             }
+            // nothing may follow a peer's marker: whatever is still queued now is counted against the stream
+            for (final Pair pair : pairs)
+            {
+                pair.drainAfterEnd();
+            }
             boolean complete = true;
             for (final Pair pair : pairs)
             {
@@ -337,6 +343,7 @@ public final class FaultNode
         long corrupt;
         long unexpected;
         long peerSent = -1;
+        long afterEnd;
         volatile long peerDown;
         volatile long peerUp;
 
@@ -432,6 +439,17 @@ public final class FaultNode
             catch (final IOException | RuntimeException ex)
             {
                 LOG.error("sender to {} failed", peerAddress, ex);
+            }
+        }
+
+        /** Counts the messages queued on the socket after the peer's marker (or after giving up on it). */
+        void drainAfterEnd() throws IOException
+        {
+            socket.configureBlocking(false);
+            final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024 + 16);
+            while (socket.receive(buffer.clear()) != null)
+            {
+                afterEnd++;
             }
         }
 
@@ -541,6 +559,7 @@ public final class FaultNode
             fields.put("reordered", p.reordered);
             fields.put("corrupt", p.corrupt);
             fields.put("unexpected", p.unexpected);
+            fields.put("after_end", p.afterEnd);
             fields.put("peer_up", p.peerUp);
             fields.put("peer_down", p.peerDown);
             json.append(i == 0 ? "" : ",").append(object(fields));

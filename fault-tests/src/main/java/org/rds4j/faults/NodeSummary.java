@@ -10,7 +10,7 @@ import java.util.Map;
  * {"node":IP,"complete":BOOL,"elapsed_ms":N,"send_ms":N,
  *  "pairs":[{"peer":IP,"sent":N,"sent_bytes":N,"sent_sha256":HEX,"end_sent":BOOL,"unacked_bytes":N,
  *            "received":N,"received_bytes":N,"received_sha256":HEX,"end_received":BOOL,"peer_sent":N,
- *            "lost":N,"duplicated":N,"reordered":N,"corrupt":N,"unexpected":N,"peer_up":N,"peer_down":N}, ...],
+ *            "lost":N,"duplicated":N,"reordered":N,"corrupt":N,"unexpected":N,"after_end":N,"peer_up":N,"peer_down":N}, ...],
  *  "counters":{"send_queued":N, ...}}
  * </pre>
  * A SHA-256 is {@code null} if its thread had not ended; {@code lost} and {@code peer_sent} are -1 without

@@ -20,7 +20,7 @@ class FaultCheckTest
             + "\",\"end_sent\":true,\"unacked_bytes\":0,\"received\":" + received + ",\"received_bytes\":" + received * 10
             + ",\"received_sha256\":\"" + receivedSha + "\",\"end_received\":true,\"peer_sent\":" + peerSent
             + ",\"lost\":" + lost + ",\"duplicated\":" + duplicated + ",\"reordered\":" + reordered
-            + ",\"corrupt\":0,\"unexpected\":0,\"peer_up\":1,\"peer_down\":0}";
+            + ",\"corrupt\":0,\"unexpected\":0,\"after_end\":0,\"peer_up\":1,\"peer_down\":0}";
     }
 
     private static NodeSummary node(final String node, final String pair)
