@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * Protocol on stdout/stdin: prints {@code READY} once every socket is bound; starts sending at a {@code GO}
  * line on stdin (so no message reaches a node before its sockets are bound); sends for {@code --duration-ms}
- * or until a {@code STOP} line; with {@code --progress-ms} prints {@code PROGRESS peer=received ...} lines;
+ * or until a {@code STOP} line or the end of stdin; with {@code --progress-ms} prints {@code PROGRESS peer=received ...} lines;
  * then sends an end-of-stream marker to each peer, waits (at most {@code --drain-ms} after sending ended)
  * for every peer's marker and for its own messages to be acked, and prints one JSON summary line (see
  * {@link NodeSummary}). Exit status 0 if every stream completed both ways, 2 if not, 1 on bad arguments.
@@ -277,6 +277,9 @@ public final class FaultNode
             {
                 LOG.warn("stdin: {}", ex.toString());
             }
+            // stdin closed: the parent is gone or done; end as on STOP, so no node outlives it by more than the drain
+            endSendingAt(System.nanoTime());
+            go.countDown();
         }, "stdin");
         reader.setDaemon(true);
         reader.start();
