@@ -1,0 +1,133 @@
+package org.rds4j.faults;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Checks the summaries of one run: for every ordered pair (sender, receiver) of the given nodes, the receiver
+ * got exactly the sender's stream: its end-of-stream marker, as many messages and bytes as were sent, the same
+ * SHA-256, and no lost, duplicated, reordered, corrupt or unexpected message and none after the marker. Used by the tests and, through
+ * {@link #main}, by {@code vm/netem-test.sh}.
+ */
+public final class FaultCheck
+{
+    private FaultCheck()
+    {
+    }
+
+    /**
+     * The outcome of a check.
+     *
+     * @param problems one line per broken rule; empty when the run passed.
+     * @param pairs    ordered pairs checked.
+     * @param messages data messages sent over all checked pairs.
+     * @param bytes    payload bytes sent over all checked pairs.
+     * @param connResets sum of the nodes' {@code conn_reset} counters.
+     * @param retransmitted sum of the nodes' {@code send_retransmitted} counters.
+     */
+    public record Result(List<String> problems, int pairs, long messages, long bytes, long connResets, long retransmitted)
+    {
+        /** @return whether no rule was broken. */
+        public boolean passed()
+        {
+            return problems.isEmpty();
+        }
+    }
+
+    /**
+     * @param nodes the summaries of the nodes whose streams to each other must be exact.
+     * @return the problems found and the totals.
+     */
+    public static Result check(final Collection<NodeSummary> nodes)
+    {
+        final List<String> problems = new ArrayList<>();
+        int pairs = 0;
+        long messages = 0;
+        long bytes = 0;
+        long resets = 0;
+        long retransmitted = 0;
+        for (final NodeSummary from : nodes)
+        {
+            resets += from.counter("conn_reset");
+            retransmitted += from.counter("send_retransmitted");
+            for (final NodeSummary to : nodes)
+            {
+                if (from == to)
+                {
+                    continue;
+                }
+                pairs++;
+                final String pair = from.node() + "->" + to.node();
+                final var sent = from.pair(to.node());
+                final var received = to.pair(from.node());
+                messages += (Long)sent.get("sent");
+                bytes += (Long)sent.get("sent_bytes");
+                expect(problems, pair, "end_sent", sent.get("end_sent"), Boolean.TRUE);
+                expect(problems, pair, "end_received", received.get("end_received"), Boolean.TRUE);
+                expect(problems, pair, "peer_sent (count in the marker) vs sent", received.get("peer_sent"), sent.get("sent"));
+                expect(problems, pair, "received vs sent", received.get("received"), sent.get("sent"));
+                expect(problems, pair, "received_bytes vs sent_bytes", received.get("received_bytes"), sent.get("sent_bytes"));
+                if (sent.get("sent_sha256") == null || !Objects.equals(sent.get("sent_sha256"), received.get("received_sha256")))
+                {
+                    problems.add(pair + ": SHA-256 sent " + sent.get("sent_sha256") + " != received " + received.get("received_sha256"));
+                }
+                for (final String zero : List.of("lost", "duplicated", "reordered", "corrupt", "unexpected", "after_end"))
+                {
+                    expect(problems, pair, zero, received.get(zero), 0L);
+                }
+                expect(problems, pair, "unacked_bytes at the end", sent.get("unacked_bytes"), 0L);
+            }
+        }
+        return new Result(problems, pairs, messages, bytes, resets, retransmitted);
+    }
+
+    private static void expect(final List<String> problems, final String pair, final String what, final Object actual,
+        final Object expected)
+    {
+        if (!Objects.equals(actual, expected))
+        {
+            problems.add(pair + ": " + what + " = " + actual + ", expected " + expected);
+        }
+    }
+
+    /**
+     * Reads the last line starting with '{' of each file, checks them together and prints one line per
+     * problem and a PASS or FAIL line.
+     *
+     * @param args the files holding the nodes' standard output.
+     */
+    public static void main(final String[] args) throws IOException
+    {
+        final List<NodeSummary> nodes = new ArrayList<>();
+        for (final String file : args)
+        {
+            String summary = null;
+            final List<String> lines = Files.exists(Path.of(file)) ? Files.readAllLines(Path.of(file), StandardCharsets.UTF_8) : List.of();
+            for (final String line : lines)
+            {
+                if (line.startsWith("{"))
+                {
+                    summary = line;
+                }
+            }
+            if (summary == null)
+            {
+                System.out.println("FAIL: no summary line in " + file);
+                System.exit(1);
+            }
+            nodes.add(NodeSummary.parse(summary));
+        }
+        final Result result = check(nodes);
+        result.problems().forEach(problem -> System.out.println("problem: " + problem));
+        System.out.printf("%s: %d nodes, %d pairs, %d messages, %d bytes, conn_reset %d, send_retransmitted %d%n",
+            result.passed() ? "PASS" : "FAIL", nodes.size(), result.pairs(), result.messages(), result.bytes(),
+            result.connResets(), result.retransmitted());
+        System.exit(result.passed() ? 0 : 1);
+    }
+}
