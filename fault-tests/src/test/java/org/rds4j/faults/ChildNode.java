@@ -42,6 +42,17 @@ final class ChildNode implements AutoCloseable
      */
     ChildNode(final String name, final String address, final List<String> args) throws IOException
     {
+        this(name, address, FaultNode.class, args);
+    }
+
+    /**
+     * @param name    names the log file.
+     * @param address the node's address, passed as {@code --bind}.
+     * @param main    the child's main class, on this JVM's class path.
+     * @param args    its arguments other than {@code --bind}.
+     */
+    ChildNode(final String name, final String address, final Class<?> main, final List<String> args) throws IOException
+    {
         this.address = address;
         Files.createDirectories(LOG_DIR);
         log = LOG_DIR.resolve(name + ".log");
@@ -50,7 +61,7 @@ final class ChildNode implements AutoCloseable
             "-Xmx256m", "-XX:+UseSerialGC",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
             "-cp", System.getProperty("java.class.path"),
-            FaultNode.class.getName(), "--bind", address));
+            main.getName(), "--bind", address));
         command.addAll(args);
         process = new ProcessBuilder(command)
             .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
@@ -156,6 +167,25 @@ final class ChildNode implements AutoCloseable
     long pid()
     {
         return process.pid();
+    }
+
+    /** Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1). */
+    void signal(final String name) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    /** @return a copy of the stdout lines that were not READY, PROGRESS or the summary, in order. */
+    List<String> otherOutput()
+    {
+        synchronized (output)
+        {
+            return new ArrayList<>(output);
+        }
     }
 
     String describe()

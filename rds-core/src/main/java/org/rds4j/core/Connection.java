@@ -226,8 +226,13 @@ public final class Connection
         }
     }
 
-    /** Drops the path if any, as an administrative close (for tests and shutdown): UP to DOWN. */
-    void drop(final String reason)
+    /**
+     * Drops the path if any, as a path failure: UP to DOWN, unacked messages requeued, reconnect scheduled.
+     * For a transport that learns its path is stale (TCP: the lower peer connected again), and for tests.
+     *
+     * @param reason for the log.
+     */
+    public void drop(final String reason)
     {
         if (path != null)
         {
@@ -682,7 +687,8 @@ public final class Connection
     private void forgetOldIncarnation(final int oldGeneration, final int newGeneration)
     {
         final int sent = queue.sentCount();
-        final int flushed = queue.removeIf(
+        final long flushedBefore = counters.sendFlushedPeerRestart.get();
+        queue.removeIf(
             (index, message) -> index < sent || message.cancelled || (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0,
             this::releaseFlushed);
         nextTxSequence = 1;
@@ -699,7 +705,8 @@ public final class Connection
         ackDeadlineNs = Long.MAX_VALUE;
         counters.connPeerRestart.incrementOrdered();
         LOG.info("{} peer restarted (generation {} -> {}): {} messages sent to the old process dropped", this,
-            Integer.toHexString(oldGeneration), Integer.toHexString(newGeneration), flushed);
+            Integer.toHexString(oldGeneration), Integer.toHexString(newGeneration),
+            counters.sendFlushedPeerRestart.get() - flushedBefore);
     }
 
     private void releaseFlushed(final Message message)
@@ -707,12 +714,13 @@ public final class Connection
         if (message.cancelled)
         {
             agent.releaseMessage(message);
+            return;
         }
-        else
+        if (message.socket != null)
         {
-            counters.sendFlushedPeerRestart.incrementOrdered();
-            agent.releaseSent(message);
+            counters.sendFlushedPeerRestart.incrementOrdered(); // an application's message, not a pong or probe
         }
+        agent.releaseSent(message);
     }
 
     private void onAck(final long ack)

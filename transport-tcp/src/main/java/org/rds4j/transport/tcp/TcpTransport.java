@@ -568,8 +568,13 @@ public final class TcpTransport implements Transport
         }
         if (connection.state() == ConnectionState.UP)
         {
+            // The lower node connects only when it has no connection, so ours is stale (its reset was lost, or
+            // the peer restarted): refuse the newcomer, as the kernel does, and also drop the stale path, as
+            // newer kernels do, so that the peer's next attempt is accepted instead of refused until TCP
+            // notices the stale path by itself.
             counters.connRefused.incrementOrdered();
             closeQuietly(channel);
+            connection.drop("the peer connected again");
             return;
         }
         try

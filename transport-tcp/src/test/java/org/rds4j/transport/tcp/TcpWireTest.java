@@ -909,23 +909,27 @@ class TcpWireTest
     }
 
     @Test
-    void secondConnectionWhileUpIsClosed() throws Exception
+    void secondConnectionWhileUpIsClosedAndTheStalePathDropped() throws Exception
     {
         final InetAddress stackAddress = address(15, 10);
         final InetAddress peerAddress = address(15, 5);
         final RdsSocket socket = socket(stackAddress, 5000);
-        final FakePeer peer = connectIn(peerAddress, stackAddress);
+        final FakePeer stale = connectIn(peerAddress, stackAddress);
         try (FakePeer duplicate = FakePeer.connect(peerAddress, new InetSocketAddress(stackAddress, TCP_PORT), T))
         {
             assertEquals(0, duplicate.expectClosedByPeer(T), "a second connection while one is up is closed unanswered");
         }
+        stale.expectClosedByPeer(T);
         awaitCounter("conn_refused", 1);
-        peer.sendData(1, 0, 4000, 5000, ACK_REQ, ascii("still up"));
+        awaitCounter("conn_reset", 1);
+
+        final FakePeer peer = connectIn(peerAddress, stackAddress);
+        peer.sendData(1, 0, 4000, 5000, ACK_REQ, ascii("on the new connection"));
         final ByteBuffer dst = ByteBuffer.allocate(100);
         assertEquals(new InetSocketAddress(peerAddress, 4000), socket.receive(dst));
-        final List<Frame> frames = peer.readUntil(T, f -> f.ack() >= 1, "ack 1 on the first connection");
+        final List<Frame> frames = peer.readUntil(T, f -> f.ack() >= 1, "ack 1 on the new connection");
         assertEquals(1, frames.get(frames.size() - 1).ack());
-        assertEquals(1, counter("conn_up"));
+        assertEquals(2, counter("conn_up"));
     }
 
     @Test
