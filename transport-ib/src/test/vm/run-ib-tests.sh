@@ -30,7 +30,7 @@ mkdir -p "$MODULE/target/ib-vm"
 cd "$MODULE/target/ib-vm"   # the guest may write only here
 start=$(date +%s.%N)
 set +e
-"$HARNESS" "set -e
+RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-400} "$HARNESS" "set -e
 ip addr add 10.77.0.2/24 dev eth0
 echo guest: \$(uname -r), \$(rdma link show | head -1)
 /usr/bin/time -f 'guest java: %e s wall, %M KiB max RSS' '$JAVA' -XX:TieredStopAtLevel=1 ${RDS4J_IB_JAVA_OPTS:-} -cp '$CP' \
