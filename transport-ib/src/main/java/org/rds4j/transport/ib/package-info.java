@@ -1,17 +1,16 @@
 /**
- * RDS over InfiniBand: <b>not built yet</b>.
+ * RDS over InfiniBand: <b>the transport is not built yet</b>.
  * <p>
- * This package is a placeholder. It contains no transport class, nothing registers an InfiniBand transport with
- * the stack, and so a socket that asks for {@link org.rds4j.TransportType#IB} is refused at bind with
- * {@link org.rds4j.RdsResult#EADDRNOTAVAIL}. Use {@link org.rds4j.TransportType#TCP} (or
- * {@link org.rds4j.TransportType#AUTO}, which falls back to TCP).
+ * Nothing registers an InfiniBand transport with the stack, and so a socket that asks for
+ * {@link org.rds4j.TransportType#IB} is refused at bind with {@link org.rds4j.RdsResult#EADDRNOTAVAIL}. Use
+ * {@link org.rds4j.TransportType#TCP} (or {@link org.rds4j.TransportType#AUTO}, which falls back to TCP).
  * <p>
- * Planned design, for whoever writes it:
- * <ul>
- *   <li>libibverbs and librdmacm called through JNA (the module already depends on {@code jna});</li>
- *   <li>one reliable-connected (RC) queue pair per peer connection;</li>
- *   <li>messages split into 4 KiB fragments, each carrying an {@code rds_header};</li>
- *   <li>credit-based flow control, using the header's {@code credit} byte to advertise posted receives.</li>
- * </ul>
+ * Built (part 1): the verbs binding in {@link org.rds4j.transport.ib.verbs}: libibverbs and librdmacm through
+ * JNA, the struct layout checked against the C headers, send and receive rings of registered 4 KiB
+ * fragments, completion queues with completion channels. See {@code docs/transport-ib.md}.
+ * <p>
+ * Planned (part 2): one RC queue pair per RDS connection; messages split into 4 KiB fragments, each carrying an
+ * {@code rds_header}; credit-based flow control using the header's {@code credit} byte; the kernel's
+ * {@code rds_ib_connect_private} as connect private data.
  */
 package org.rds4j.transport.ib;
