@@ -1,11 +1,13 @@
 package org.rds4j.compare;
 
+import org.rds4j.samples.JsonReader;
+
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A flat JSON object (strings, numbers, booleans, null): the result lines run.sh collects, and their parser. */
+/** A flat JSON object (strings, numbers, booleans, null): the result lines run.sh collects, written and read back. */
 final class Json
 {
     private final Map<String, Object> fields = new LinkedHashMap<>();
@@ -115,116 +117,7 @@ final class Json
     static Json parse(final String text)
     {
         final Json json = new Json();
-        final Parser p = new Parser(text.trim());
-        p.expect('{');
-        p.skipWs();
-        if (p.peek() == '}')
-        {
-            return json;
-        }
-        while (true)
-        {
-            p.skipWs();
-            final String key = p.string();
-            p.skipWs();
-            p.expect(':');
-            p.skipWs();
-            json.put(key, p.value());
-            p.skipWs();
-            final char c = p.next();
-            if (c == '}')
-            {
-                return json;
-            }
-            if (c != ',')
-            {
-                throw new IllegalArgumentException("bad JSON at " + p.pos + ": " + text);
-            }
-        }
-    }
-
-    private static final class Parser
-    {
-        final String s;
-        int pos;
-
-        Parser(final String s)
-        {
-            this.s = s;
-        }
-
-        char peek()
-        {
-            return s.charAt(pos);
-        }
-
-        char next()
-        {
-            return s.charAt(pos++);
-        }
-
-        void skipWs()
-        {
-            while (pos < s.length() && Character.isWhitespace(s.charAt(pos)))
-            {
-                pos++;
-            }
-        }
-
-        void expect(final char c)
-        {
-            if (next() != c)
-            {
-                throw new IllegalArgumentException("expected '" + c + "' at " + (pos - 1) + ": " + s);
-            }
-        }
-
-        String string()
-        {
-            expect('"');
-            final StringBuilder sb = new StringBuilder();
-            char c;
-            while ((c = next()) != '"')
-            {
-                if (c == '\\')
-                {
-                    final char e = next();
-                    switch (e)
-                    {
-                        case 'n': sb.append('\n'); break;
-                        case 't': sb.append('\t'); break;
-                        case 'u': sb.append((char)Integer.parseInt(s.substring(pos, pos + 4), 16)); pos += 4; break;
-                        default: sb.append(e);
-                    }
-                }
-                else
-                {
-                    sb.append(c);
-                }
-            }
-            return sb.toString();
-        }
-
-        Object value()
-        {
-            final char c = peek();
-            if (c == '"')
-            {
-                return string();
-            }
-            final int start = pos;
-            while (pos < s.length() && ",}".indexOf(s.charAt(pos)) < 0 && !Character.isWhitespace(s.charAt(pos)))
-            {
-                pos++;
-            }
-            final String token = s.substring(start, pos);
-            switch (token)
-            {
-                case "null": return null;
-                case "true": return Boolean.TRUE;
-                case "false": return Boolean.FALSE;
-                default: return Double.parseDouble(token);
-            }
-        }
+        JsonReader.object(text.trim()).forEach(json::put);
+        return json;
     }
 }

@@ -7,6 +7,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
+import org.rds4j.samples.stress.JsonLine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -537,60 +538,41 @@ public final class FaultNode
     private static String summaryJson(final String self, final boolean complete, final long elapsedMs,
         final long sendMs, final List<Pair> pairs, final Map<String, Long> counters)
     {
-        final StringBuilder json = new StringBuilder(1024);
-        json.append("{\"node\":\"").append(self).append("\",\"complete\":").append(complete)
-            .append(",\"elapsed_ms\":").append(elapsedMs).append(",\"send_ms\":").append(sendMs).append(",\"pairs\":[");
-        for (int i = 0; i < pairs.size(); i++)
+        final List<JsonLine> pairLines = new ArrayList<>(pairs.size());
+        for (final Pair p : pairs)
         {
-            final Pair p = pairs.get(i);
             final boolean senderDone = !p.sender.isAlive();
             final boolean receiverDone = !p.receiver.isAlive();
-            final Map<String, Object> fields = new java.util.LinkedHashMap<>();
-            fields.put("peer", p.peerAddress.getAddress().getHostAddress());
-            fields.put("sent", p.sent);
-            fields.put("sent_bytes", p.sentBytes);
-            fields.put("sent_sha256", senderDone ? hex(p.sentDigest) : null);
-            fields.put("end_sent", p.endSent);
-            fields.put("unacked_bytes", p.socket.sendQueuedBytes());
-            fields.put("received", p.received);
-            fields.put("received_bytes", p.receivedBytes);
-            fields.put("received_sha256", receiverDone ? hex(p.receivedDigest) : null);
-            fields.put("end_received", p.peerSent >= 0);
-            fields.put("peer_sent", p.peerSent);
-            fields.put("lost", p.peerSent >= 0 ? p.peerSent - p.seen.cardinality() : -1);
-            fields.put("duplicated", p.duplicated);
-            fields.put("reordered", p.reordered);
-            fields.put("corrupt", p.corrupt);
-            fields.put("unexpected", p.unexpected);
-            fields.put("after_end", p.afterEnd);
-            fields.put("peer_up", p.peerUp);
-            fields.put("peer_down", p.peerDown);
-            json.append(i == 0 ? "" : ",").append(object(fields));
+            pairLines.add(new JsonLine()
+                .add("peer", p.peerAddress.getAddress().getHostAddress())
+                .add("sent", p.sent)
+                .add("sent_bytes", p.sentBytes)
+                .add("sent_sha256", senderDone ? hex(p.sentDigest) : null)
+                .add("end_sent", p.endSent)
+                .add("unacked_bytes", p.socket.sendQueuedBytes())
+                .add("received", p.received)
+                .add("received_bytes", p.receivedBytes)
+                .add("received_sha256", receiverDone ? hex(p.receivedDigest) : null)
+                .add("end_received", p.peerSent >= 0)
+                .add("peer_sent", p.peerSent)
+                .add("lost", p.peerSent >= 0 ? p.peerSent - p.seen.cardinality() : -1)
+                .add("duplicated", p.duplicated)
+                .add("reordered", p.reordered)
+                .add("corrupt", p.corrupt)
+                .add("unexpected", p.unexpected)
+                .add("after_end", p.afterEnd)
+                .add("peer_up", p.peerUp)
+                .add("peer_down", p.peerDown));
         }
-        json.append("],\"counters\":").append(object(counters)).append('}');
-        return json.toString();
-    }
-
-    private static String object(final Map<String, ?> fields)
-    {
-        final StringBuilder json = new StringBuilder("{");
-        for (final Map.Entry<String, ?> field : fields.entrySet())
-        {
-            if (json.length() > 1)
-            {
-                json.append(',');
-            }
-            json.append('"').append(field.getKey()).append("\":");
-            final Object value = field.getValue();
-            if (value instanceof String string)
-            {
-                json.append('"').append(string).append('"');
-            }
-            else
-            {
-                json.append(value);
-            }
-        }
-        return json.append('}').toString();
+        final JsonLine counterLine = new JsonLine();
+        counters.forEach(counterLine::add);
+        return new JsonLine()
+            .add("node", self)
+            .add("complete", complete)
+            .add("elapsed_ms", elapsedMs)
+            .add("send_ms", sendMs)
+            .addObjects("pairs", pairLines)
+            .add("counters", counterLine)
+            .toString();
     }
 }

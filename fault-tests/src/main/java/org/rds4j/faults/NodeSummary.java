@@ -1,5 +1,7 @@
 package org.rds4j.faults;
 
+import org.rds4j.samples.JsonReader;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +36,7 @@ public record NodeSummary(String node, boolean complete, long elapsedMs, long se
     @SuppressWarnings("unchecked")
     public static NodeSummary parse(final String line)
     {
-        final Map<String, Object> json = (Map<String, Object>)Json.parse(line);
+        final Map<String, Object> json = JsonReader.object(line);
         final Map<String, Map<String, Object>> pairs = new LinkedHashMap<>();
         for (final Object pair : (List<Object>)json.get("pairs"))
         {

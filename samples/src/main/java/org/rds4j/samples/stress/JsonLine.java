@@ -110,6 +110,28 @@ public final class JsonLine
         return this;
     }
 
+    /**
+     * @param name    the key.
+     * @param objects an array of objects.
+     * @return this.
+     */
+    public JsonLine addObjects(final String name, final Iterable<JsonLine> objects)
+    {
+        key(name).append('[');
+        boolean firstValue = true;
+        for (final JsonLine object : objects)
+        {
+            if (!firstValue)
+            {
+                text.append(',');
+            }
+            firstValue = false;
+            text.append(object);
+        }
+        text.append(']');
+        return this;
+    }
+
     /** @return the object, closed: {@code {"k":v,...}}. */
     @Override
     public String toString()

@@ -1,4 +1,4 @@
-package org.rds4j.samples.stress;
+package org.rds4j.samples;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,16 +6,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A minimal strict JSON parser for the tests: objects become {@link Map}, arrays {@link List}, numbers
- * {@link Double}, and {@code true}/{@code false}/{@code null} themselves. It throws on anything that is not
- * one complete JSON value, so a test that parses a line also checks that the line is valid JSON.
+ * A small strict JSON reader for the JSON lines rds4j's tools print ({@code rds stress --json},
+ * {@code rds info --json}, the fault-test nodes, the comparison suite): objects become {@link Map} (in their
+ * order), arrays {@link List}, integers {@link Long}, other numbers {@link Double}, and
+ * {@code true}/{@code false}/{@code null} themselves. It throws on anything that is not one complete JSON
+ * value, so a caller that parses a line also checks that the line is valid JSON.
  */
-public final class MiniJson
+public final class JsonReader
 {
     private final String text;
     private int at;
 
-    private MiniJson(final String text)
+    private JsonReader(final String text)
     {
         this.text = text;
     }
@@ -27,7 +29,7 @@ public final class MiniJson
      */
     public static Object parse(final String text)
     {
-        final MiniJson parser = new MiniJson(text);
+        final JsonReader parser = new JsonReader(text);
         final Object value = parser.value();
         parser.space();
         if (parser.at != text.length())
@@ -182,7 +184,7 @@ public final class MiniJson
         }
     }
 
-    private Double number()
+    private Number number()
     {
         final int start = at;
         if (peek() == '-')
@@ -190,13 +192,16 @@ public final class MiniJson
             at++;
         }
         digits();
+        boolean integer = true;
         if (peek() == '.')
         {
+            integer = false;
             at++;
             digits();
         }
         if (peek() == 'e' || peek() == 'E')
         {
+            integer = false;
             at++;
             if (peek() == '+' || peek() == '-')
             {
@@ -204,7 +209,19 @@ public final class MiniJson
             }
             digits();
         }
-        return Double.valueOf(text.substring(start, at));
+        final String literal = text.substring(start, at);
+        if (integer)
+        {
+            try
+            {
+                return Long.valueOf(literal);
+            }
+            catch (final NumberFormatException ex)
+            {
+                // beyond a long: fall through to a double
+            }
+        }
+        return Double.valueOf(literal);
     }
 
     private void digits()
