@@ -95,19 +95,7 @@ public final class JsonLine
      */
     public JsonLine add(final String name, final Iterable<String> values)
     {
-        key(name).append('[');
-        boolean firstValue = true;
-        for (final String value : values)
-        {
-            if (!firstValue)
-            {
-                text.append(',');
-            }
-            firstValue = false;
-            quote(value);
-        }
-        text.append(']');
-        return this;
+        return array(name, values, this::quote);
     }
 
     /**
@@ -117,16 +105,21 @@ public final class JsonLine
      */
     public JsonLine addObjects(final String name, final Iterable<JsonLine> objects)
     {
+        return array(name, objects, text::append);
+    }
+
+    private <T> JsonLine array(final String name, final Iterable<T> values, final java.util.function.Consumer<T> write)
+    {
         key(name).append('[');
         boolean firstValue = true;
-        for (final JsonLine object : objects)
+        for (final T value : values)
         {
             if (!firstValue)
             {
                 text.append(',');
             }
             firstValue = false;
-            text.append(object);
+            write.accept(value);
         }
         text.append(']');
         return this;

@@ -179,10 +179,7 @@ class HandshakeTest
     @Test
     void unansweredProbeDropsTheConnectionAfterTheConnectTimeout() throws Exception
     {
-        final FakePeer.Listener listener = track(FakePeer.listen(address(4, 20), TCP_PORT));
-        final RdsSocket socket = socket(address(4, 10), 5000);
-        send(socket, new InetSocketAddress(address(4, 20), 7000), "waits");
-        final FakePeer mute = track(listener.accept(T));
+        final FakePeer mute = acceptAfterSending(4, "waits");
         mute.answerProbes(false);
         mute.readFrame(T);
         assertTrue(mute.readFrame(T).isHandshakeProbe());
@@ -197,10 +194,7 @@ class HandshakeTest
     @Test
     void silentPeerIsDroppedWithinTheHeartbeatTimeout() throws Exception
     {
-        final FakePeer.Listener listener = track(FakePeer.listen(address(5, 20), TCP_PORT));
-        final RdsSocket socket = socket(address(5, 10), 5000);
-        send(socket, new InetSocketAddress(address(5, 20), 7000), "last words");
-        final FakePeer silent = track(listener.accept(T));
+        final FakePeer silent = acceptAfterSending(5, "last words");
         silent.readFrame(T);
         final Frame data = silent.readFrame(T);
         assertEquals(1, data.seq());
@@ -220,10 +214,7 @@ class HandshakeTest
     @Test
     void answeredHeartbeatsKeepAnIdleConnectionUp() throws Exception
     {
-        final FakePeer.Listener listener = track(FakePeer.listen(address(6, 20), TCP_PORT));
-        final RdsSocket socket = socket(address(6, 10), 5000);
-        send(socket, new InetSocketAddress(address(6, 20), 7000), "hello");
-        final FakePeer peer = track(listener.accept(T));
+        final FakePeer peer = acceptAfterSending(6, "hello");
         peer.readFrame(T);
         peer.readFrame(T);
         final long until = System.nanoTime() + 3 * HEARTBEAT_TIMEOUT.toNanos();
@@ -266,6 +257,15 @@ class HandshakeTest
         socket.bind(new InetSocketAddress(address, port));
         socket.setOption(RdsOptions.SO_SNDTIMEO, T);
         return socket;
+    }
+
+    /** Test {@code n}'s stack sends one message to the fake peer, which accepts the stack's connection. */
+    private FakePeer acceptAfterSending(final int test, final String text) throws IOException
+    {
+        final FakePeer.Listener listener = track(FakePeer.listen(address(test, 20), TCP_PORT));
+        final RdsSocket socket = socket(address(test, 10), 5000);
+        send(socket, new InetSocketAddress(address(test, 20), 7000), text);
+        return track(listener.accept(T));
     }
 
     private static void send(final RdsSocket socket, final InetSocketAddress destination, final String text)
