@@ -9,7 +9,11 @@ import java.util.ServiceLoader;
 
 /**
  * An RDS stack: the transports, the connections (one per node pair and transport), congestion maps,
- * counters and the background agent that runs them. Sockets are opened from a stack.
+ * counters and the agent that runs them. Sockets are opened from a stack.
+ * <p>
+ * By default ({@link Threading#AGENT}) the agent runs on the stack's own thread. With
+ * {@link Threading#INVOKER} the stack starts no thread and the application runs the agent's duty cycle:
+ * see {@link #invoke()}.
  * <p>
  * One stack per process is the usual case ({@link #defaultStack()}); several stacks in one JVM work, each
  * with its own local addresses. The implementation is found with {@link ServiceLoader}: put {@code rds-core}
@@ -67,6 +71,33 @@ public interface RdsStack extends Closeable
     List<ConnectionInfo> connections();
 
     /**
+     * Runs one duty cycle of the stack's agent on the calling thread, for a stack opened with
+     * {@link Threading#INVOKER}: runs queued commands, moves sent messages into their connections, does the
+     * transports' I/O (accepts, connects, reads, writes), runs the connections' timers (acks, heartbeats,
+     * reconnects) and delivers what arrived. It never waits: it returns at once when there is nothing to do.
+     * <p>
+     * What the caller must do:
+     * <ul>
+     * <li>Call it often enough. Non-blocking sends only queue messages, and nothing arrives, is acked or
+     * reconnects between duty cycles: a polling application calls {@code invoke()} in its loop next to its
+     * {@code send}, {@code receive} and {@code poll} calls (which do not run duty cycles) and idles with its
+     * own idle strategy when both did nothing, as an Aeron client calls its {@code AgentInvoker}. Acks go
+     * within {@code ackDelay} only if duty cycles run that often, and a stack that runs none for
+     * {@code heartbeatTimeout} is dropped by its peers as dead.</li>
+     * <li>Calls that wait drive the stack themselves while they wait, so they need nobody else to call
+     * {@code invoke()}: a blocking {@code send} or {@code receive}, {@link #connections()},
+     * {@link RdsSocket#cancelSentTo}, {@link #close()}.</li>
+     * </ul>
+     * Thread safety: any thread may call it. One duty cycle runs at a time; a thread that finds another
+     * thread running one returns 0 at once, without waiting. The duty cycle runs no application code.
+     *
+     * @return the work done (commands run, messages moved, frames read or written, timers fired); 0 when there
+     *         was nothing to do, when another thread is running a duty cycle, or after {@link #close()}.
+     * @throws IllegalStateException if the stack runs its own agent thread ({@link Threading#AGENT}).
+     */
+    int invoke();
+
+    /**
      * A connection as seen at the moment of the snapshot.
      *
      * @param local     local address.
@@ -90,7 +121,8 @@ public interface RdsStack extends Closeable
     }
 
     /**
-     * Closes every socket, every connection and the agent. Idempotent.
+     * Closes every socket, every connection and the agent. Idempotent. With {@link Threading#INVOKER} the
+     * agent's shutdown runs on the calling thread, after any duty cycle in progress on another thread.
      */
     @Override
     void close();

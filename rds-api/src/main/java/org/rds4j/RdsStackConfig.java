@@ -36,6 +36,7 @@ public final class RdsStackConfig
     private final int maxPeers;
     private final int peerConnectRate;
     private final PeerAllowList allowedPeers;
+    private final Threading threading;
 
     private RdsStackConfig(final Builder b)
     {
@@ -61,6 +62,7 @@ public final class RdsStackConfig
         maxPeers = b.maxPeers;
         peerConnectRate = b.peerConnectRate;
         allowedPeers = b.allowedPeers;
+        threading = b.threading;
     }
 
     /** @return the defaults. */
@@ -101,6 +103,7 @@ public final class RdsStackConfig
         b.maxPeers = maxPeers;
         b.peerConnectRate = peerConnectRate;
         b.allowedPeers = allowedPeers;
+        b.threading = threading;
         return b;
     }
 
@@ -275,6 +278,16 @@ public final class RdsStackConfig
         return allowedPeers;
     }
 
+    /**
+     * @return who runs the stack's duty cycle: {@link Threading#AGENT} (the default: the stack's own agent
+     *         thread) or {@link Threading#INVOKER} (application threads, through {@link RdsStack#invoke()} and
+     *         the calls that wait).
+     */
+    public Threading threading()
+    {
+        return threading;
+    }
+
     @Override
     public String toString()
     {
@@ -286,7 +299,8 @@ public final class RdsStackConfig
             ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount +
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
             ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + ", frameTimeout=" + frameTimeout +
-            ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers + "}";
+            ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers +
+            ", threading=" + threading + "}";
     }
 
     /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
@@ -314,6 +328,7 @@ public final class RdsStackConfig
         private int maxPeers = 256;
         private int peerConnectRate = 20;
         private PeerAllowList allowedPeers = PeerAllowList.ALL;
+        private Threading threading = Threading.AGENT;
 
         private Builder()
         {
@@ -542,6 +557,18 @@ public final class RdsStackConfig
         public Builder allowedPeers(final String... entries)
         {
             this.allowedPeers = PeerAllowList.of(entries);
+            return this;
+        }
+
+        /**
+         * @param threading {@link Threading#AGENT} (the default: the stack runs its own agent thread) or
+         *                  {@link Threading#INVOKER} (no thread: the application drives the stack with
+         *                  {@link RdsStack#invoke()} and with its blocking calls).
+         * @return this builder.
+         */
+        public Builder threading(final Threading threading)
+        {
+            this.threading = Objects.requireNonNull(threading, "threading");
             return this;
         }
 

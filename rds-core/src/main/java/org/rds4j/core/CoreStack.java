@@ -8,6 +8,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.Threading;
 import org.rds4j.TransportType;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;
@@ -31,15 +32,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
  * The rds4j stack: transports found with {@link ServiceLoader}, a loopback transport, local endpoints with
- * their congestion maps, counters, and one {@link StackAgent} running on its own thread with the configured
- * idle strategy.
+ * their congestion maps, counters, and one {@link StackAgent} with the configured idle strategy.
  * <p>
- * Threads: the agent thread ({@code rds4j-agent-<name>}) does all connection and transport work; application
- * threads send and receive through per-socket queues and send control commands through one command queue.
+ * Threads: with {@link Threading#AGENT} the agent runs on its own thread ({@code rds4j-agent-<name>}) and
+ * does all connection and transport work; application threads send and receive through per-socket queues
+ * and send control commands through one command queue. With {@link Threading#INVOKER} there is no agent
+ * thread: an {@link Invoker} runs the same agent's duty cycle on application threads, through
+ * {@link #invoke()} and in every call that waits; the queues stay the same.
  */
 public final class CoreStack implements RdsStack
 {
@@ -56,8 +60,11 @@ public final class CoreStack implements RdsStack
     private final List<Transport> transports;
     private final StackAgent agent;
     private final WakeSignal wakeSignal;
+    /** AGENT mode: the runner and its thread; null in INVOKER mode. */
     private final AgentRunner runner;
     private final Thread agentThread;
+    /** INVOKER mode: runs the duty cycle on application threads; null in AGENT mode. */
+    private final Invoker invoker;
     private volatile boolean closed;
 
     private CoreStack(final RdsStackConfig config, final IdleStrategy idle, final WakeSignal wakeSignal)
@@ -85,16 +92,27 @@ public final class CoreStack implements RdsStack
             transports.stream().map(Transport::idleWaiter).filter(w -> w != null).findFirst()
                 .ifPresent(wakeSignal::idleWaiter);
         }
-        final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error on the agent thread", config.name(), throwable);
-        this.runner = new AgentRunner(idle, errorHandler, null, agent);
-        this.agentThread = AgentRunner.startOnThread(runner, runnable ->
+        final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error in the agent's duty cycle", config.name(), throwable);
+        if (config.threading() == Threading.INVOKER)
         {
-            final Thread thread = new Thread(runnable, agent.roleName());
-            thread.setDaemon(true);
-            wakeSignal.agentThread(thread);
-            return thread;
-        });
-        LOG.debug("{} started with transports {}", config.name(), transports.stream().map(Transport::name).toList());
+            this.runner = null;
+            this.agentThread = null;
+            this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler);
+        }
+        else
+        {
+            this.invoker = null;
+            this.runner = new AgentRunner(idle, errorHandler, null, agent);
+            this.agentThread = AgentRunner.startOnThread(runner, runnable ->
+            {
+                final Thread thread = new Thread(runnable, agent.roleName());
+                thread.setDaemon(true);
+                wakeSignal.agentThread(thread);
+                return thread;
+            });
+        }
+        LOG.debug("{} started ({}) with transports {}", config.name(), config.threading(),
+            transports.stream().map(Transport::name).toList());
     }
 
     /**
@@ -144,6 +162,69 @@ public final class CoreStack implements RdsStack
     public Map<String, Long> counters()
     {
         return counters.snapshot();
+    }
+
+    @Override
+    public int invoke()
+    {
+        if (invoker == null)
+        {
+            throw new IllegalStateException("stack " + config.name() + " runs its own agent thread (Threading.AGENT): " +
+                "invoke() needs a stack opened with RdsStackConfig.builder().threading(Threading.INVOKER)");
+        }
+        return invoker.invoke();
+    }
+
+    /** @return whether application threads run the duty cycle ({@link Threading#INVOKER}). */
+    boolean invokerMode()
+    {
+        return invoker != null;
+    }
+
+    /**
+     * A blocking send has queued its message: in INVOKER mode, runs one duty cycle if no other thread is
+     * running one, so that the message goes out now (a blocking application need not call {@link #invoke()});
+     * nothing in AGENT mode, where the send has woken the agent.
+     */
+    void afterBlockingSend()
+    {
+        if (invoker != null)
+        {
+            invoker.invoke();
+        }
+    }
+
+    /**
+     * Application threads, in place of parking in a blocking call: in AGENT mode parks until unparked (by the
+     * agent) or the deadline; in INVOKER mode runs a duty cycle, or parks briefly while another thread runs
+     * one (see {@link Invoker#await}).
+     *
+     * @param timeoutNs  the call's timeout, 0 for none.
+     * @param deadlineNs when it expires (with a timeout).
+     * @return 0 to check again, {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}.
+     */
+    int await(final long timeoutNs, final long deadlineNs)
+    {
+        if (invoker != null)
+        {
+            return invoker.await(timeoutNs, deadlineNs);
+        }
+        if (Thread.currentThread().isInterrupted())
+        {
+            return RdsResult.EINTR;
+        }
+        if (timeoutNs == 0)
+        {
+            LockSupport.park();
+            return 0;
+        }
+        final long remainingNs = deadlineNs - System.nanoTime();
+        if (remainingNs <= 0)
+        {
+            return RdsResult.ETIMEDOUT;
+        }
+        LockSupport.parkNanos(remainingNs);
+        return 0;
     }
 
     @Override
@@ -253,10 +334,15 @@ public final class CoreStack implements RdsStack
         wakeSignal.wake();
     }
 
-    /** Runs a function on the agent thread and waits for its result. */
+    /**
+     * Runs a function on the agent and waits for its result. In INVOKER mode the calling thread runs duty
+     * cycles until the function has run (or parks briefly while another thread runs them), so the call needs
+     * nobody else to drive the stack.
+     */
     <T> T call(final Function<StackAgent, T> function)
     {
         final CompletableFuture<T> result = new CompletableFuture<>();
+        final Thread caller = invoker == null ? null : Thread.currentThread();
         send(stackAgent ->
         {
             try
@@ -267,7 +353,17 @@ public final class CoreStack implements RdsStack
             {
                 result.completeExceptionally(ex);
             }
+            if (caller != null)
+            {
+                // a caller parked as a follower while another thread ran this: end its park now
+                LockSupport.unpark(caller);
+            }
         });
+        return invoker == null ? awaitAgent(result) : awaitInvoked(result);
+    }
+
+    private <T> T awaitAgent(final CompletableFuture<T> result)
+    {
         while (true)
         {
             try
@@ -293,6 +389,40 @@ public final class CoreStack implements RdsStack
         }
     }
 
+    private <T> T awaitInvoked(final CompletableFuture<T> result)
+    {
+        while (!result.isDone())
+        {
+            if (invoker.isClosed())
+            {
+                // the agent's close runs every queued command: this one was queued after it
+                if (result.isDone())
+                {
+                    break;
+                }
+                throw new IllegalStateException("stack " + config.name() + " is closed");
+            }
+            if (invoker.await(0, 0) == RdsResult.EINTR)
+            {
+                throw new IllegalStateException("interrupted while waiting for the stack's agent");
+            }
+        }
+        try
+        {
+            return result.get();
+        }
+        catch (final InterruptedException ex)
+        {
+            // not reached: the result is complete, so get does not wait
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the stack's agent", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw (RuntimeException)ex.getCause();
+        }
+    }
+
     void onSocketClosed(final RdsSocketImpl socket)
     {
         sockets.remove(socket);
@@ -310,7 +440,15 @@ public final class CoreStack implements RdsStack
         {
             socket.close();
         }
-        runner.close();
+        if (invoker != null)
+        {
+            // the agent's onClose on this thread, after a duty cycle another thread may be running
+            invoker.close();
+        }
+        else
+        {
+            runner.close();
+        }
         if (infoFile != null)
         {
             infoFile.close();

@@ -30,13 +30,16 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The stack's implementation of {@link RdsSocket}. Application threads copy messages into pooled buffers
  * and hand them to the agent through a lock-free queue; the agent hands received messages back through
  * another. Send-buffer and receive-buffer bytes are counted with atomics both sides update.
+ * <p>
+ * A call that waits registers in {@link Waiters} and calls {@link CoreStack#await}: in AGENT mode that parks
+ * until the agent wakes it; in INVOKER mode it runs the agent's duty cycle on the waiting thread (or parks
+ * briefly while another thread runs it). Non-blocking calls never run a duty cycle in either mode.
  */
 final class RdsSocketImpl implements RdsSocket
 {
@@ -189,6 +192,10 @@ final class RdsSocketImpl implements RdsSocket
         final int result = trySend(src, destination, length, local.getPort());
         if (result >= 0)
         {
+            if (blocking)
+            {
+                stack.afterBlockingSend();
+            }
             return result;
         }
         if (!blocking)
@@ -216,11 +223,16 @@ final class RdsSocketImpl implements RdsSocket
             {
                 ensureOpen();
                 final int result = trySend(src, destination, length, sport);
-                if (result >= 0 || result == RdsResult.EMSGSIZE)
+                if (result >= 0)
+                {
+                    stack.afterBlockingSend();
+                    return result;
+                }
+                if (result == RdsResult.EMSGSIZE)
                 {
                     return result;
                 }
-                final int waited = park(timeoutNs, deadlineNs);
+                final int waited = stack.await(timeoutNs, deadlineNs);
                 if (waited < 0)
                 {
                     return waited;
@@ -375,7 +387,7 @@ final class RdsSocketImpl implements RdsSocket
             {
                 ensureOpen();
                 final InetSocketAddress sender = receiveNow(dst);
-                if (sender != null || park(timeoutNs, deadlineNs) < 0)
+                if (sender != null || stack.await(timeoutNs, deadlineNs) < 0)
                 {
                     return sender;
                 }
@@ -745,31 +757,6 @@ final class RdsSocketImpl implements RdsSocket
         {
             throw new RdsException(RdsResult.ENOTCONN, "socket is not bound");
         }
-    }
-
-    /**
-     * Parks the calling thread until woken or the deadline.
-     *
-     * @return 0 to try again, {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}.
-     */
-    private static int park(final long timeoutNs, final long deadlineNs)
-    {
-        if (Thread.currentThread().isInterrupted())
-        {
-            return RdsResult.EINTR;
-        }
-        if (timeoutNs == 0)
-        {
-            LockSupport.park();
-            return 0;
-        }
-        final long remainingNs = deadlineNs - System.nanoTime();
-        if (remainingNs <= 0)
-        {
-            return RdsResult.ETIMEDOUT;
-        }
-        LockSupport.parkNanos(remainingNs);
-        return 0;
     }
 
     @Override
