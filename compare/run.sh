@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The rds4j comparison suite: rds4j over TCP vs raw Java NIO TCP, Aeron UDP and JGroups TCP, on loopback.
 #
-#   compare/run.sh [--quick] [--reps N] [--systems "rds4j rds4j-backoff nio aeron jgroups"]
+#   compare/run.sh [--quick] [--reps N] [--systems "rds4j rds4j-backoff rds4j-invoker nio aeron jgroups"]
 #                  [--cases "rtt tput64 tput1k fanout"]
 #                  [--out DIR] [--no-docs]
 #
@@ -19,10 +19,12 @@
 # (a full run takes about 11 minutes). --quick: 1 repetition, 1 s + 2 s, 10k + 20k round trips (~2 min).
 #
 # Systems: rds4j (driven like Aeron: polling application thread, agent idling with yield), rds4j-backoff
-# (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), nio, aeron, jgroups.
+# (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), rds4j-invoker (no agent
+# thread: Threading.INVOKER, the polling application thread runs the stack's duty cycle with stack.invoke()),
+# nio, aeron, jgroups.
 #
 # Environment: JAVA (default java), JAVA_OPTS (replaces the JVM options below), RDS4J_OPTS,
-# RDS4J_BACKOFF_OPTS, NIO_OPTS, NIO_RTT_OPTS, AERON_OPTS, JGROUPS_OPTS (replace a system's options below;
+# RDS4J_BACKOFF_OPTS, RDS4J_INVOKER_OPTS, NIO_OPTS, NIO_RTT_OPTS, AERON_OPTS, JGROUPS_OPTS (replace a system's options below;
 # any <SYSTEM>_RTT_OPTS, e.g. RDS4J_RTT_OPTS, replaces that system's options for the rtt case only).
 #
 # Only 127.0.0.x addresses and ports 20000-24099 are used. Every process has its own watchdog (--timeout);
@@ -39,7 +41,7 @@ WARMUP=2
 DURATION=5
 WARMUP_RT=20000
 RT=100000
-SYSTEMS="rds4j rds4j-backoff nio aeron jgroups"
+SYSTEMS="rds4j rds4j-backoff rds4j-invoker nio aeron jgroups"
 CASES="rtt tput64 tput1k fanout"
 OUT=""
 DOCS=1
@@ -70,10 +72,13 @@ JAVA_OPTS=${JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stac
 # that are fair on a 2-core machine, where every spinning thread takes a core from another. rds4j and Aeron
 # are driven alike: the application thread polls and yields when idle, the background thread (rds4j's agent,
 # Aeron's SHARED driver) yields when idle. rds4j-backoff is rds4j as shipped: blocking calls, backoff agent.
+# rds4j-invoker has no agent thread: the same polling, yielding application thread also runs the stack's
+# duty cycle (stack.invoke() in its loop); --agent-idle only applies to its blocking handshake calls.
 # Raw NIO is the ceiling, so it gets its best mode per case: polling for ping-pong, blocking channels for
 # throughput (steadier, and as fast or faster). <SYSTEM>_RTT_OPTS, when set, replaces <SYSTEM>_OPTS for rtt.
 RDS4J_OPTS=${RDS4J_OPTS:-"--io poll --idle yield --agent-idle yield"}
 RDS4J_BACKOFF_OPTS=${RDS4J_BACKOFF_OPTS:-"--io block --agent-idle backoff --idle yield"}
+RDS4J_INVOKER_OPTS=${RDS4J_INVOKER_OPTS:-"--threading invoker --io poll --idle yield --agent-idle backoff"}
 NIO_OPTS=${NIO_OPTS:-"--io block"}
 NIO_RTT_OPTS=${NIO_RTT_OPTS:-"--io poll --idle yield"}
 AERON_OPTS=${AERON_OPTS:-"--threading shared --driver-idle yield --idle yield"}
@@ -173,6 +178,7 @@ system_opts() {
   case "$1" in
     rds4j) echo "$RDS4J_OPTS" ;;
     rds4j-backoff) echo "$RDS4J_BACKOFF_OPTS" ;;
+    rds4j-invoker) echo "$RDS4J_INVOKER_OPTS" ;;
     nio) echo "$NIO_OPTS" ;;
     aeron) echo "$AERON_OPTS --aeron-dir $AERON_BASE" ;;
     jgroups) echo "$JGROUPS_OPTS" ;;
@@ -184,7 +190,7 @@ system_opts() {
 RUN=0
 run_one() {
   local rep=$1 bench=$2 label=$3
-  local system=${label%-backoff}
+  local system=${label%%-*}
   RUN=$((RUN + 1))
   local port=$((20000 + (RUN % 100) * 40))
   local dir=$OUT/runs/$(printf '%03d' "$RUN")-$bench-$label
@@ -271,7 +277,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} + ${RT} round trips"
   echo "- JVM options: \`$JAVA_OPTS\`"
-  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`); Aeron: \`$AERON_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`"
+  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`); Aeron: \`$AERON_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`"
 } > "$OUT/meta.md"
 
 echo

@@ -7,6 +7,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.Threading;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,6 +27,12 @@ import java.util.TreeMap;
  * thread idling with {@code --idle}; the fan-out sink always polls its sockets from one thread this way, as
  * no call waits on several sockets); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
  * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers.
+ * <p>
+ * {@code --threading invoker} opens the stacks with {@link Threading#INVOKER}: no agent thread. Every polling
+ * loop then calls {@link RdsStack#invoke()} next to its sends and polls and idles with {@code --idle} only when
+ * both did nothing (the source after each burst of up to {@code --invoke-batch} sends, default 256, and
+ * whenever a send is refused); blocking calls drive the stack themselves, and {@code --agent-idle} is how they
+ * idle between duty cycles.
  */
 final class Rds4jBench
 {
@@ -34,6 +41,8 @@ final class Rds4jBench
     private final String io;
     private final String agentIdle;
     private final String appIdle;
+    private final boolean invoker;
+    private final int invokeBatch;
     private final InetSocketAddress server;
     private final InetSocketAddress client;
 
@@ -44,6 +53,13 @@ final class Rds4jBench
         this.io = args.str("io", "block");
         this.agentIdle = args.str("agent-idle", "backoff");
         this.appIdle = args.str("idle", "yield");
+        final String threading = args.str("threading", "agent");
+        if (!threading.equals("agent") && !threading.equals("invoker"))
+        {
+            throw new IllegalArgumentException("--threading must be agent or invoker: " + threading);
+        }
+        this.invoker = threading.equals("invoker");
+        this.invokeBatch = args.integer("invoke-batch", 256);
         final int port = args.integer("port", 5000);
         this.server = new InetSocketAddress(args.str("server-ip", "127.0.0.2"), port);
         this.client = new InetSocketAddress(args.str("client-ip", "127.0.0.1"), port);
@@ -58,7 +74,8 @@ final class Rds4jBench
         final RdsStackConfig.Builder b = RdsStackConfig.builder()
             .name(name)
             .tcpPort(args.integer("tcp-port", 29500))
-            .idleStrategy(agentIdle);
+            .idleStrategy(agentIdle)
+            .threading(invoker ? Threading.INVOKER : Threading.AGENT);
         final int sndbuf = args.size("sndbuf", 0);
         final int rcvbuf = args.size("rcvbuf", 0);
         if (sndbuf > 0)
@@ -86,12 +103,22 @@ final class Rds4jBench
 
     private Json extra()
     {
-        return new Json().put("io", io).put("agent_idle", agentIdle).put("app_idle", io.equals("poll") ? appIdle : "park");
+        return new Json().put("io", io).put("agent_idle", agentIdle).put("app_idle", io.equals("poll") ? appIdle : "park")
+            .put("threading", invoker ? "invoker" : "agent");
     }
 
-    /** Sends, retrying a full buffer or congested port until accepted or {@code running} goes false. */
-    private static int sendNonBlocking(final RdsSocket socket, final ByteBuffer src, final InetSocketAddress dest,
-        final IdleStrategy idle, final Bench.SourceState state) throws IOException
+    /** In invoker mode, one duty cycle of the stack on this thread; 0 (nothing to do) with an agent thread. */
+    private int invoke(final RdsStack stack)
+    {
+        return invoker ? stack.invoke() : 0;
+    }
+
+    /**
+     * Sends, retrying a full buffer or congested port until accepted or {@code running} goes false; in invoker
+     * mode each retry first runs a duty cycle of {@code stack}, which is what frees the buffer.
+     */
+    private int sendNonBlocking(final RdsStack stack, final RdsSocket socket, final ByteBuffer src,
+        final InetSocketAddress dest, final IdleStrategy idle, final Bench.SourceState state) throws IOException
     {
         int r;
         idle.reset();
@@ -105,7 +132,7 @@ final class Rds4jBench
             {
                 return r;
             }
-            idle.idle();
+            idle.idle(invoke(stack));
         }
         return r;
     }
@@ -186,7 +213,7 @@ final class Rds4jBench
         {
             try
             {
-                sendNonBlocking(socket, payload, from, sendIdle, null);
+                sendNonBlocking(stack, socket, payload, from, sendIdle, null);
             }
             catch (final IOException ex)
             {
@@ -195,7 +222,7 @@ final class Rds4jBench
         };
         while (true)
         {
-            idle.idle(socket.poll(echo, 64));
+            idle.idle(invoke(stack) + socket.poll(echo, 64));
         }
     }
 
@@ -268,13 +295,13 @@ final class Rds4jBench
             rt = seq ->
             {
                 out.clear().putLong(0, seq);
-                sendNonBlocking(socket, out, server, idle, null);
+                sendNonBlocking(stack, socket, out, server, idle, null);
                 got[0] = 0;
                 idle.reset();
                 final long limit = System.nanoTime() + 5_000_000_000L;
                 while (got[0] <= 0)
                 {
-                    if (socket.poll(handler, 1) == 0)
+                    if (invoke(stack) + socket.poll(handler, 1) == 0)
                     {
                         if (System.nanoTime() > limit)
                         {
@@ -313,7 +340,7 @@ final class Rds4jBench
         {
             // one thread polls every socket, idling with --idle when all are empty: there is no call that waits
             // on several sockets at once, and one thread per socket would be 16 threads on 2 cores
-            thread = new Thread(() -> pollAll(sockets, counts), "rds4j-sink");
+            thread = new Thread(() -> pollAll(stack, sockets, counts), "rds4j-sink");
         }
         thread.setDaemon(true);
         thread.start();
@@ -355,7 +382,7 @@ final class Rds4jBench
         }
     }
 
-    private void pollAll(final RdsSocket[] sockets, final Bench.Counts counts)
+    private void pollAll(final RdsStack stack, final RdsSocket[] sockets, final Bench.Counts counts)
     {
         final IdleStrategy idle = Bench.idle(appIdle);
         final int n = sockets.length;
@@ -383,7 +410,7 @@ final class Rds4jBench
             }
             while (true)
             {
-                int work = 0;
+                int work = invoke(stack);
                 for (int i = 0; i < n; i++)
                 {
                     final int got = sockets[i].poll(handlers[i], 256);
@@ -429,13 +456,20 @@ final class Rds4jBench
                     socket.configureBlocking(false);
                 }
                 int d = 0;
+                int burst = 0;
                 while (state.running)
                 {
                     out.clear().putLong(0, seq[d]);
                     final int r = io.equals("block") ? socket.send(out, destinations[d])
-                        : sendNonBlocking(socket, out, destinations[d], idle, state);
+                        : sendNonBlocking(stack, socket, out, destinations[d], idle, state);
                     if (r >= 0)
                     {
+                        if (invoker && ++burst >= invokeBatch)
+                        {
+                            // a polling sender's loop: a burst of sends, then one duty cycle writes them
+                            burst = 0;
+                            stack.invoke();
+                        }
                         seq[d]++;
                         state.sent(1);
                         if (++d == n)

@@ -22,10 +22,10 @@ final class Report
 {
     static final String BEGIN = "<!-- results:begin -->";
     static final String END = "<!-- results:end -->";
-    private static final String[] SYSTEMS = {"rds4j", "rds4j-backoff", "nio", "aeron", "jgroups"};
+    private static final String[] SYSTEMS = {"rds4j", "rds4j-backoff", "rds4j-invoker", "nio", "aeron", "jgroups"};
     private static final Map<String, String> LABELS = Map.of(
-        "rds4j", "rds4j TCP", "rds4j-backoff", "rds4j TCP, default idle", "nio", "raw NIO TCP", "aeron", "Aeron UDP",
-        "jgroups", "JGroups TCP");
+        "rds4j", "rds4j TCP", "rds4j-backoff", "rds4j TCP, default idle", "rds4j-invoker", "rds4j TCP, invoker",
+        "nio", "raw NIO TCP", "aeron", "Aeron UDP", "jgroups", "JGroups TCP");
 
     private final List<Json> runs = new ArrayList<>();
     private final StringBuilder out = new StringBuilder();
@@ -266,7 +266,9 @@ final class Report
             .append("; rds4j / raw NIO: ").append(ratio(medians.get("rds4j")[0], nio[0]))
             .append("; rds4j / JGroups: ").append(ratio(medians.get("rds4j")[0], medians.get("jgroups")[0]))
             .append("; rds4j with the default idle strategy / Aeron: ")
-            .append(ratio(medians.get("rds4j-backoff")[0], medians.get("aeron")[0])).append(".\n");
+            .append(ratio(medians.get("rds4j-backoff")[0], medians.get("aeron")[0]))
+            .append("; rds4j invoker / Aeron: ").append(ratio(medians.get("rds4j-invoker")[0], medians.get("aeron")[0]))
+            .append("; rds4j invoker / raw NIO: ").append(ratio(medians.get("rds4j-invoker")[0], nio[0])).append(".\n");
         out.append("\nWorst 100 ms: the lowest rate in any 100 ms interval of any run's window; empty 100 ms: ")
             .append("intervals in which nothing arrived, summed over runs.\n\n");
     }

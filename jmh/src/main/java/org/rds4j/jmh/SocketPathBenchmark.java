@@ -18,6 +18,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.Threading;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,7 +29,9 @@ import java.util.concurrent.TimeUnit;
  * The whole message path, application to application: a non-blocking send, the stack agent(s), and a
  * non-blocking poll, through the loopback transport (one stack) or TCP (two stacks on 127.0.0.1 and
  * 127.0.0.2 in this JVM). One operation is one message sent; the benchmark thread also polls what has
- * arrived, so the receive path is in the measurement. Run with {@code -prof gc}: the allocation per
+ * arrived, so the receive path is in the measurement. With {@code threading=invoker} the stacks have no
+ * agent thread and the benchmark thread runs one duty cycle of each stack per message (and per refused send),
+ * so the whole path runs on one thread. Run with {@code -prof gc}: the allocation per
  * operation, which counts every thread of the JVM including the agents, must be about 0 B.
  */
 @State(Scope.Benchmark)
@@ -49,6 +52,10 @@ public class SocketPathBenchmark
     @Param({"64", "1024"})
     public int size;
 
+    /** {@code agent}: each stack runs its agent thread; {@code invoker}: the benchmark thread runs the stacks. */
+    @Param({"agent", "invoker"})
+    public String threading;
+
     private RdsStack sender;
     private RdsStack receiver;
     private RdsSocket tx;
@@ -56,6 +63,7 @@ public class SocketPathBenchmark
     private ByteBuffer payload;
     private InetSocketAddress destination;
     private long received;
+    private boolean invoker;
     private final RdsMessageHandler handler = (from, message) -> received++;
 
     /**
@@ -66,7 +74,8 @@ public class SocketPathBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
-        final RdsStackConfig config = RdsStackConfig.builder().tcpPort(TCP_PORT).build();
+        final RdsStackConfig config = RdsStackConfig.builder().tcpPort(TCP_PORT)
+            .threading(threading.equals("invoker") ? Threading.INVOKER : Threading.AGENT).build();
         sender = RdsStack.open(config.toBuilder().name("bench-tx").build());
         tx = sender.openSocket().bind(new InetSocketAddress("127.0.0.1", 5000));
         if (path.equals("loop"))
@@ -83,6 +92,20 @@ public class SocketPathBenchmark
         rx.configureBlocking(false);
         payload = ByteBuffer.allocateDirect(size);
         destination = rx.localAddress();
+        invoker = threading.equals("invoker");
+    }
+
+    /** Invoker mode: one duty cycle of each stack on this thread. */
+    private void invoke()
+    {
+        if (invoker)
+        {
+            sender.invoke();
+            if (receiver != sender)
+            {
+                receiver.invoke();
+            }
+        }
     }
 
     /** Closes the stacks. */
@@ -110,9 +133,11 @@ public class SocketPathBenchmark
             {
                 throw new IllegalStateException(RdsResult.name(result));
             }
+            invoke();
             rx.poll(handler, 256);
             payload.clear();
         }
+        invoke();
         rx.poll(handler, 256);
         return received;
     }

@@ -195,6 +195,18 @@ public final class CoreStack implements RdsStack
     }
 
     /**
+     * A blocking call's wait has ended: in INVOKER mode, wakes threads waiting to run the duty cycle, since
+     * this thread may have been running it for them.
+     */
+    void endWait()
+    {
+        if (invoker != null)
+        {
+            invoker.leave();
+        }
+    }
+
+    /**
      * Application threads, in place of parking in a blocking call: in AGENT mode parks until unparked (by the
      * agent) or the deadline; in INVOKER mode runs a duty cycle, or parks briefly while another thread runs
      * one (see {@link Invoker#await}).
@@ -391,21 +403,28 @@ public final class CoreStack implements RdsStack
 
     private <T> T awaitInvoked(final CompletableFuture<T> result)
     {
-        while (!result.isDone())
+        try
         {
-            if (invoker.isClosed())
+            while (!result.isDone())
             {
-                // the agent's close runs every queued command: this one was queued after it
-                if (result.isDone())
+                if (invoker.isClosed())
                 {
-                    break;
+                    // the agent's close runs every queued command: this one was queued after it
+                    if (result.isDone())
+                    {
+                        break;
+                    }
+                    throw new IllegalStateException("stack " + config.name() + " is closed");
                 }
-                throw new IllegalStateException("stack " + config.name() + " is closed");
+                if (invoker.await(0, 0) == RdsResult.EINTR)
+                {
+                    throw new IllegalStateException("interrupted while waiting for the stack's agent");
+                }
             }
-            if (invoker.await(0, 0) == RdsResult.EINTR)
-            {
-                throw new IllegalStateException("interrupted while waiting for the stack's agent");
-            }
+        }
+        finally
+        {
+            invoker.leave();
         }
         try
         {

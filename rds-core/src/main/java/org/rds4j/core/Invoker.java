@@ -19,7 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * backoff waits in the TCP selector, which only one thread can use at a time, and which application threads
  * handing the stack work wake through the {@link WakeSignal}). A waiting thread that finds another leading
  * is a follower: it parks until woken by what it waits for (its socket's waiters, a command's completion),
- * by the leader letting go, or for at most {@link #FOLLOWER_PARK_NS}, and then tries again. The agent's data
+ * by a leader whose wait has ended ({@link #leave()}), or for at most {@link #FOLLOWER_PARK_NS}, and then
+ * tries again. Followers are not woken between a leader's duty cycles: the leader's cycles are what they
+ * wait for, and waking them on every cycle would cost a system call per cycle. The agent's data
  * structures, queues and wake-ups stay as in agent mode: only who runs the duty cycle changes.
  */
 final class Invoker
@@ -32,7 +34,7 @@ final class Invoker
     private final WakeSignal signal;
     private final ErrorHandler errorHandler;
     private final ReentrantLock lock = new ReentrantLock();
-    /** Threads waiting to lead: unparked whenever the leader lets go. */
+    /** Threads waiting to lead: unparked when a waiting thread's wait ends, and on close. */
     private final Waiters followers = new Waiters();
     /** Written under the lock; read under it too, and racily by {@link #isClosed()}. */
     private volatile boolean closed;
@@ -173,6 +175,14 @@ final class Invoker
     private void release()
     {
         lock.unlock();
+    }
+
+    /**
+     * A thread's wait has ended (its call returns): if it was leading, a follower must take over now rather
+     * than after its park times out. A few volatile reads when nobody follows.
+     */
+    void leave()
+    {
         followers.wakeAll();
     }
 
@@ -203,6 +213,8 @@ final class Invoker
         finally
         {
             release();
+            // waiting threads find their sockets closed, or that no duty cycle will run again
+            followers.wakeAll();
         }
     }
 

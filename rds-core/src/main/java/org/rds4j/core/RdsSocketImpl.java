@@ -242,6 +242,7 @@ final class RdsSocketImpl implements RdsSocket
         finally
         {
             sendWaiters.remove(me);
+            stack.endWait();
         }
     }
 
@@ -396,6 +397,7 @@ final class RdsSocketImpl implements RdsSocket
         finally
         {
             receiveWaiters.remove(me);
+            stack.endWait();
         }
     }
 
