@@ -30,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  * non-blocking poll, through the loopback transport (one stack) or TCP (two stacks on 127.0.0.1 and
  * 127.0.0.2 in this JVM). One operation is one message sent; the benchmark thread also polls what has
  * arrived, so the receive path is in the measurement. With {@code threading=invoker} the stacks have no
- * agent thread and the benchmark thread runs one duty cycle of each stack per message (and per refused send),
- * so the whole path runs on one thread. Run with {@code -prof gc}: the allocation per
+ * agent thread and the benchmark thread runs one duty cycle of each stack after every {@value #INVOKE_BATCH}
+ * messages and on every refused send, as a polling application would, so the whole path runs on one thread
+ * and writes stay batched (a duty cycle per message would measure its system calls instead). Run with {@code -prof gc}: the allocation per
  * operation, which counts every thread of the JVM including the agents, must be about 0 B.
  */
 @State(Scope.Benchmark)
@@ -43,6 +44,8 @@ import java.util.concurrent.TimeUnit;
 public class SocketPathBenchmark
 {
     private static final int TCP_PORT = 29385;
+    /** Invoker mode: messages sent between two duty cycles (what one duty cycle takes from a socket). */
+    private static final int INVOKE_BATCH = 256;
 
     /** {@code loop}: one stack, loopback transport; {@code tcp}: two stacks in this JVM over TCP. */
     @Param({"loop", "tcp"})
@@ -64,6 +67,7 @@ public class SocketPathBenchmark
     private InetSocketAddress destination;
     private long received;
     private boolean invoker;
+    private int sinceInvoke;
     private final RdsMessageHandler handler = (from, message) -> received++;
 
     /**
@@ -100,6 +104,7 @@ public class SocketPathBenchmark
     {
         if (invoker)
         {
+            sinceInvoke = 0;
             sender.invoke();
             if (receiver != sender)
             {
@@ -137,7 +142,10 @@ public class SocketPathBenchmark
             rx.poll(handler, 256);
             payload.clear();
         }
-        invoke();
+        if (invoker && ++sinceInvoke >= INVOKE_BATCH)
+        {
+            invoke();
+        }
         rx.poll(handler, 256);
         return received;
     }

@@ -175,12 +175,6 @@ public final class CoreStack implements RdsStack
         return invoker.invoke();
     }
 
-    /** @return whether application threads run the duty cycle ({@link Threading#INVOKER}). */
-    boolean invokerMode()
-    {
-        return invoker != null;
-    }
-
     /**
      * A blocking send has queued its message: in INVOKER mode, runs one duty cycle if no other thread is
      * running one, so that the message goes out now (a blocking application need not call {@link #invoke()});
