@@ -106,8 +106,8 @@ final class IbPath implements TransportPath
         verbs = VerbsContext.borrow(id.verbs());
         cq = verbs.createCompletionQueue(sendSlots + receiveSlots, POLL_BATCH);
         id.createQueuePair(verbs, cq, cq, sendSlots, receiveSlots);
-        sendRing = new SendRing(id.queuePair(), sendSlots, SendRing.DEFAULT_FRAGMENT_SIZE, tag, SIGNAL_INTERVAL);
-        receiveRing = new ReceiveRing(id.queuePair(), receiveSlots, SendRing.DEFAULT_FRAGMENT_SIZE, tag);
+        sendRing = new SendRing(id.queuePair(), sendSlots, Fragments.FRAGMENT_BYTES, tag, SIGNAL_INTERVAL);
+        receiveRing = new ReceiveRing(id.queuePair(), receiveSlots, Fragments.FRAGMENT_BYTES, tag);
         final int posted = receiveRing.postAll();
         transport.stats.postRecv++;
         if (posted != receiveSlots)
