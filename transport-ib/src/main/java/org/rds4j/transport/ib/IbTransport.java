@@ -68,6 +68,8 @@ public final class IbTransport implements Transport
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int LISTEN_BACKLOG = 128;
     private static final int MAX_WATCHED = 1024;
+    /** Reject private data: the version rds4j speaks, be32, as the kernel's reject tells its version. */
+    private static final byte[] REJECT_DATA = {0, 0, 4, 1};
 
     final TransportContext context;
     final StackCounters counters;
@@ -116,6 +118,8 @@ public final class IbTransport implements Transport
         public volatile long creditStalls;
         public volatile long sendRingFull;
         public volatile long ackOnlyDeferred;
+        /** Crossed connects resolved: a request rejected because ours (from the lower address) wins, or ours dropped. */
+        public volatile long crossedConnects;
 
         @Override
         public String toString()
@@ -123,7 +127,7 @@ public final class IbTransport implements Transport
             return "post_send " + postSend + ", post_recv " + postRecv + ", poll_cq " + polls + ", req_notify " + arms +
                 ", cq events " + events + ", fragments sent " + fragmentsSent + ", received " + fragmentsReceived +
                 ", credit stalls " + creditStalls + ", send ring full " + sendRingFull + ", ack-only deferred " +
-                ackOnlyDeferred;
+                ackOnlyDeferred + ", crossed connects " + crossedConnects;
         }
     }
 
@@ -350,13 +354,16 @@ public final class IbTransport implements Transport
     {
         tasks.add(() ->
         {
+            int aborted = 0;
             for (final IbPath path : new ArrayList<>(paths))
             {
                 if (path.isEstablished())
                 {
                     path.fail("aborted (test hook)");
+                    aborted++;
                 }
             }
+            LOG.info("test hook: aborted {} of {} paths", aborted, paths.size() + aborted);
         });
         context.wakeAgent();
     }
@@ -690,6 +697,10 @@ public final class IbTransport implements Transport
                 connection.drop("the peer connected again");
                 return;
             }
+            if (existing.active)
+            {
+                stats.crossedConnects++;
+            }
             if (existing.active && Addresses.compare(remote, local) > 0)
             {
                 counters.connRefused.incrementOrdered();
@@ -738,7 +749,7 @@ public final class IbTransport implements Transport
         LOG.debug("rejecting an rdma_cm connect request: {}", reason);
         try
         {
-            id.reject(new byte[0], 0);
+            id.reject(REJECT_DATA, REJECT_DATA.length);
         }
         catch (final RuntimeException ex)
         {
