@@ -63,7 +63,6 @@ final class IbPath implements TransportPath
     private final IbCredits credits;
     private final FragmentReassembler reassembler = new FragmentReassembler();
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
-    private final UnsafeBuffer frameView = new UnsafeBuffer(0, 0);
     final IbPrivateData.Decoded peer = new IbPrivateData.Decoded();
 
     State state;
@@ -74,10 +73,7 @@ final class IbPath implements TransportPath
     /** The CQ is armed and its event not yet consumed: the agent leaves it alone until the event. */
     boolean armed;
     private long lastCompletionNs;
-    /** Send fragments claimed and completed so far; an ack-only frame is in flight while its index is not completed. */
-    private long claimed;
-    private long completed;
-    private long ackIndex = -1;
+    private FragmentWriter writer;
     /** Generation of the event thread's fd set without this path's CQ; its CQ is destroyed once it is seen. */
     long retiredGeneration;
 
@@ -108,6 +104,45 @@ final class IbPath implements TransportPath
         id.createQueuePair(verbs, cq, cq, sendSlots, receiveSlots);
         sendRing = new SendRing(id.queuePair(), sendSlots, Fragments.FRAGMENT_BYTES, tag, SIGNAL_INTERVAL);
         receiveRing = new ReceiveRing(id.queuePair(), receiveSlots, Fragments.FRAGMENT_BYTES, tag);
+        final SendRing ring = sendRing;
+        writer = new FragmentWriter(new FragmentWriter.Slots()
+        {
+            @Override
+            public int inFlight()
+            {
+                return ring.inFlight();
+            }
+
+            @Override
+            public int capacity()
+            {
+                return ring.slots();
+            }
+
+            @Override
+            public int claim()
+            {
+                return ring.claim();
+            }
+
+            @Override
+            public org.agrona.MutableDirectBuffer buffer()
+            {
+                return ring.buffer();
+            }
+
+            @Override
+            public int offset(final int slot)
+            {
+                return ring.offset(slot);
+            }
+
+            @Override
+            public void commit(final int slot, final int length)
+            {
+                ring.commit(slot, length);
+            }
+        }, credits);
         final int posted = receiveRing.postAll();
         transport.stats.postRecv++;
         if (posted != receiveSlots)
@@ -194,57 +229,17 @@ final class IbPath implements TransportPath
         return done;
     }
 
-    /**
-     * Copies as many of a frame's remaining fragments as slots and credits allow into the send ring.
-     *
-     * @return true if the whole frame is in the ring (its position at its limit).
-     */
+    /** @return true if the whole frame is in the ring; else counts why not. */
     private boolean cut(final ByteBuffer frame)
     {
-        frameView.wrap(frame);
-        final int position = frame.position();
-        final long payloadLength = RdsHeader.length(frameView, 0);
-        final int fragmentCount = Fragments.count(payloadLength);
-        int next = position <= RdsHeader.LENGTH ? 0 : (position - RdsHeader.LENGTH) / Fragments.FRAGMENT_PAYLOAD;
-        final boolean ackOnly = fragmentCount == 1 && RdsHeader.isAckOnly(frameView, 0);
-        if (ackOnly && ackIndex >= completed)
+        final int result = writer.write(frame);
+        switch (result)
         {
-            transport.stats.ackOnlyDeferred++;
-            return false; // one ack-only work request in flight at most
+            case FragmentWriter.DONE: return true;
+            case FragmentWriter.NO_SLOT: transport.stats.sendRingFull++; return false;
+            case FragmentWriter.NO_CREDIT: transport.stats.creditStalls++; return false;
+            default: transport.stats.ackOnlyDeferred++; return false;
         }
-        final UnsafeBuffer slots = sendRing.buffer();
-        while (next < fragmentCount)
-        {
-            if (sendRing.inFlight() >= sendSlots)
-            {
-                transport.stats.sendRingFull++;
-                break;
-            }
-            if (credits.grab(1) == 0)
-            {
-                transport.stats.creditStalls++;
-                break;
-            }
-            final int slot = sendRing.claim();
-            final int length = Fragments.write(frameView, 0, next, credits.takeAdvertisement(), slots, sendRing.offset(slot));
-            sendRing.commit(slot, length);
-            if (ackOnly)
-            {
-                ackIndex = claimed;
-            }
-            claimed++;
-            next++;
-        }
-        if (next >= fragmentCount)
-        {
-            frame.position(frame.limit());
-            return true;
-        }
-        if (next > 0)
-        {
-            frame.position(Math.min(frame.limit(), RdsHeader.LENGTH + next * Fragments.FRAGMENT_PAYLOAD));
-        }
-        return false;
     }
 
     // ------------------------------------------------------------------ completions
@@ -349,7 +344,7 @@ final class IbPath implements TransportPath
                 fail("send completion for an unknown work request 0x" + Long.toHexString(wrId));
                 return;
             }
-            completed += freed;
+            writer.onCompleted(freed);
         }
     }
 
