@@ -34,7 +34,7 @@ import java.util.function.UnaryOperator;
  * <p>
  * {@code java -cp ... org.rds4j.transport.ib.IbStackTests [10.77.0.1 10.77.0.2 [case ...]]}, run by
  * {@code transport-ib/src/test/vm/run-ib-tests.sh}. Cases: selection, oneToOne, allToAll, largeMessages,
- * creditsExhausted, crossedConnect, teardownUnderLoad.
+ * creditsExhausted, crossedConnect, teardownUnderLoad, idleBurnsNoCpu.
  */
 public final class IbStackTests
 {
@@ -59,6 +59,7 @@ public final class IbStackTests
         cases.put("creditsExhausted", IbStackTests::creditsExhausted);
         cases.put("crossedConnect", IbStackTests::crossedConnect);
         cases.put("teardownUnderLoad", IbStackTests::teardownUnderLoad);
+        cases.put("idleBurnsNoCpu", IbStackTests::idleBurnsNoCpu);
         final List<String> chosen = args.length > 2 ? Arrays.asList(args).subList(2, args.length) : List.copyOf(cases.keySet());
         int failed = 0;
         final long start = System.nanoTime();
@@ -620,6 +621,61 @@ public final class IbStackTests
                 aborts, ca.get("conn_reset"), cb.get("conn_reset"), ca.get("send_retransmitted"), cb.get("send_retransmitted"),
                 ca.get("recv_drop_old_seq"), cb.get("recv_drop_old_seq"));
             check(aborts >= 3, "the connection was torn down only " + aborts + " times while the senders ran");
+        }
+    }
+
+    /**
+     * After traffic stops, the CQs are armed and the agent and event threads wait: CPU time of the agent and
+     * IB event threads of both stacks over 3 idle seconds (the heartbeat still runs), compared with the same
+     * two stacks over TCP (whose agents wait in the selector with the same 1 ms cap).
+     */
+    static void idleBurnsNoCpu() throws Exception
+    {
+        final double[] ib = idleCpu(TransportType.IB, 4800);
+        final double[] tcp = idleCpu(TransportType.TCP, 4810);
+        check(ib[1] < 0.02, "the IB event threads used " + ib[1] * 100 + "% of a core while idle");
+        check(ib[0] < tcp[0] * 1.5 + 0.03, "idle IB agents use " + ib[0] * 100 + "% of a core, TCP agents " + tcp[0] * 100 + "%");
+    }
+
+    /** @return the share of one core used by both agents, and by both IB event threads, over 3 idle seconds. */
+    static double[] idleCpu(final TransportType transport, final int port) throws Exception
+    {
+        try (CoreStack a = stack(transport, b -> b); CoreStack b = stack(transport, x -> x);
+             RdsSocket sa = socket(a, addressA, port); RdsSocket sb = socket(b, addressB, port))
+        {
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(256);
+            for (int i = 0; i < 200; i++)
+            {
+                buffer.clear();
+                sa.send(buffer, sb.localAddress());
+                buffer.clear();
+                check(sb.receive(buffer) != null, "message " + i + " lost");
+            }
+            Thread.sleep(1000);
+            final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            final Map<Thread, Long> before = new LinkedHashMap<>();
+            for (final Thread t : Thread.getAllStackTraces().keySet())
+            {
+                final String name = t.getName();
+                if (name.equals("rds4j-agent-" + a.config().name()) || name.equals("rds4j-agent-" + b.config().name()) ||
+                    name.equals("rds4j-ib-events-" + a.config().name()) || name.equals("rds4j-ib-events-" + b.config().name()))
+                {
+                    before.put(t, threads.getThreadCpuTime(t.getId()));
+                }
+            }
+            final long t0 = System.nanoTime();
+            Thread.sleep(3000);
+            final double wall = (System.nanoTime() - t0) / 1e9;
+            final double[] shares = new double[2];
+            final StringBuilder line = new StringBuilder();
+            for (final Map.Entry<Thread, Long> e : before.entrySet())
+            {
+                final double share = (threads.getThreadCpuTime(e.getKey().getId()) - e.getValue()) / 1e9 / wall;
+                line.append(String.format(" %s %.2f%%", e.getKey().getName(), share * 100));
+                shares[e.getKey().getName().startsWith("rds4j-ib-events-") ? 1 : 0] += share;
+            }
+            System.out.println("  idle CPU over " + transport + " (share of one core):" + line);
+            return shares;
         }
     }
 }
