@@ -40,7 +40,7 @@ mkdir -p "$MODULE/target/ib-vm"
 cd "$MODULE/target/ib-vm"   # the guest may write only here
 start=$(date +%s.%N)
 set +e
-RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-400} "$HARNESS" "set -e
+RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-600} "$HARNESS" "set -e
 ip addr add 10.77.0.2/24 dev eth0
 echo guest: \$(uname -r), \$(rdma link show | head -1)
 rc=0
