@@ -101,7 +101,7 @@ public final class IbTransport implements Transport
     private volatile long seenGeneration;
     private volatile boolean eventsPending;
     private volatile boolean running;
-    private boolean started;
+    private volatile boolean started;
     private int nextTag = 1;
     private long nowNs;
 

@@ -415,17 +415,24 @@ public final class IbStackTests
         final ByteBuffer in = ByteBuffer.allocateDirect(2048);
         final int warm = 3000;
         final int measured = 5000;
+        final int window = 100; // 100 in flight at a time: a pipeline, not one round trip per message
         long before = 0;
-        for (int i = 0; i < warm + measured; i++)
+        for (int i = 0; i < warm + measured; i += window)
         {
             if (i == warm)
             {
                 before = threads.getThreadAllocatedBytes(agents[0]) + threads.getThreadAllocatedBytes(agents[1]);
             }
-            out.clear();
-            sa.send(out, sb.localAddress());
-            in.clear();
-            check(sb.receive(in) != null, "allocation run: message " + i + " lost");
+            for (int j = 0; j < window; j++)
+            {
+                out.clear();
+                sa.send(out, sb.localAddress());
+            }
+            for (int j = 0; j < window; j++)
+            {
+                in.clear();
+                check(sb.receive(in) != null, "allocation run: message " + (i + j) + " lost");
+            }
         }
         final long after = threads.getThreadAllocatedBytes(agents[0]) + threads.getThreadAllocatedBytes(agents[1]);
         final double perMessage = (after - before) / (double)measured;
