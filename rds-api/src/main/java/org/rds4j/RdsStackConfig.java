@@ -13,6 +13,14 @@ public final class RdsStackConfig
 {
     /** TCP port of RDS over TCP, as in the kernel. */
     public static final int DEFAULT_TCP_PORT = 16385;
+    /** Send buffers per IB connection by default, as kernel RDS. */
+    public static final int DEFAULT_IB_SEND_RING = 256;
+    /** Receive buffers per IB connection by default, as kernel RDS. */
+    public static final int DEFAULT_IB_RECEIVE_RING = 1024;
+    /** Fewest buffers in an IB ring: a credit is held back for updates, and a congestion map takes 3 fragments. */
+    public static final int MIN_IB_RING = 8;
+    /** Most buffers in an IB ring (16 MiB of registered memory). */
+    public static final int MAX_IB_RING = 4096;
 
     private final String name;
     private final int tcpPort;
@@ -37,6 +45,8 @@ public final class RdsStackConfig
     private final int peerConnectRate;
     private final PeerAllowList allowedPeers;
     private final Threading threading;
+    private final int ibSendRing;
+    private final int ibReceiveRing;
 
     private RdsStackConfig(final Builder b)
     {
@@ -59,6 +69,8 @@ public final class RdsStackConfig
         infoDirectory = b.infoDirectory;
         infoFileEnabled = b.infoFileEnabled;
         frameTimeout = b.frameTimeout;
+        ibSendRing = b.ibSendRing;
+        ibReceiveRing = b.ibReceiveRing;
         maxPeers = b.maxPeers;
         peerConnectRate = b.peerConnectRate;
         allowedPeers = b.allowedPeers;
@@ -104,6 +116,8 @@ public final class RdsStackConfig
         b.peerConnectRate = peerConnectRate;
         b.allowedPeers = allowedPeers;
         b.threading = threading;
+        b.ibSendRing = ibSendRing;
+        b.ibReceiveRing = ibReceiveRing;
         return b;
     }
 
@@ -290,6 +304,18 @@ public final class RdsStackConfig
         return threading;
     }
 
+    /** @return 4 KiB send buffers (work requests) per IB connection. */
+    public int ibSendRing()
+    {
+        return ibSendRing;
+    }
+
+    /** @return 4 KiB receive buffers per IB connection: the initial credits the peer gets. */
+    public int ibReceiveRing()
+    {
+        return ibReceiveRing;
+    }
+
     @Override
     public String toString()
     {
@@ -302,7 +328,8 @@ public final class RdsStackConfig
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
             ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + ", frameTimeout=" + frameTimeout +
             ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers +
-            ", threading=" + threading + "}";
+            ", threading=" + threading +
+            ", ibSendRing=" + ibSendRing + ", ibReceiveRing=" + ibReceiveRing + "}";
     }
 
     /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
@@ -331,6 +358,8 @@ public final class RdsStackConfig
         private int peerConnectRate = 20;
         private PeerAllowList allowedPeers = PeerAllowList.ALL;
         private Threading threading = Threading.AGENT;
+        private int ibSendRing = DEFAULT_IB_SEND_RING;
+        private int ibReceiveRing = DEFAULT_IB_RECEIVE_RING;
 
         private Builder()
         {
@@ -572,6 +601,38 @@ public final class RdsStackConfig
         {
             this.threading = Objects.requireNonNull(threading, "threading");
             return this;
+        }
+
+        /**
+         * @param slots 4 KiB send buffers per IB connection, {@value #MIN_IB_RING}..{@value #MAX_IB_RING}
+         *              (default {@value #DEFAULT_IB_SEND_RING}, as kernel RDS).
+         * @return this builder.
+         */
+        public Builder ibSendRing(final int slots)
+        {
+            this.ibSendRing = ringSize("ibSendRing", slots);
+            return this;
+        }
+
+        /**
+         * @param slots 4 KiB receive buffers per IB connection, {@value #MIN_IB_RING}..{@value #MAX_IB_RING}
+         *              (default {@value #DEFAULT_IB_RECEIVE_RING}, as kernel RDS); the peer's initial credits.
+         * @return this builder.
+         */
+        public Builder ibReceiveRing(final int slots)
+        {
+            this.ibReceiveRing = ringSize("ibReceiveRing", slots);
+            return this;
+        }
+
+        private static int ringSize(final String what, final int slots)
+        {
+            if (slots < MIN_IB_RING || slots > MAX_IB_RING)
+            {
+                throw new IllegalArgumentException(what + " must be " + MIN_IB_RING + ".." + MAX_IB_RING +
+                    " buffers: " + slots);
+            }
+            return slots;
         }
 
         /** @return the configuration. */

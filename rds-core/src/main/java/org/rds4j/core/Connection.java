@@ -64,6 +64,8 @@ public final class Connection
     private long lastAckSent;
     private boolean ackUrgent;
     private long ackDeadlineNs = Long.MAX_VALUE;
+    /** A transport asked for an ack-only frame whatever the ack state (IB: to carry a credit update). */
+    private boolean controlFrameWanted;
 
     private final ByteBuffer congFrame = ByteBuffer.allocateDirect(RdsHeader.LENGTH + CongestionMap.BYTES);
     private final UnsafeBuffer congBuffer = new UnsafeBuffer(congFrame);
@@ -169,6 +171,7 @@ public final class Connection
         handshakeDeadlineNs = now + agent.config.connectTimeout().toNanos();
         // an ack may have been lost with the old connection: repeat it at once
         ackUrgent = ackValue() > 0;
+        controlFrameWanted = false;
         counters.connUp.incrementOrdered();
         LOG.info("{} up", this);
         agent.onPeerUp(this);
@@ -387,7 +390,26 @@ public final class Connection
     private boolean hasOutput(final long nowNs)
     {
         return inProgress != NONE || congVersionSent != local.congestionMap.version() || probeDue ||
-            (handshakeDone && (queue.hasUnsent() || isAckDue(nowNs)));
+            (handshakeDone && (queue.hasUnsent() || controlFrameWanted || isAckDue(nowNs)));
+    }
+
+    /**
+     * Asks for an ack-only frame on the next {@link #fillTransmit} after the handshake, even if no ack is due
+     * (its ack may then be 0), unless a data frame goes first. For a transport that must send something of
+     * its own in a header (IB: a credit update). One frame however often it is asked before it is sent.
+     */
+    public void requestControlFrame()
+    {
+        controlFrameWanted = true;
+    }
+
+    /**
+     * @return the cumulative ack this side would send now: the highest sequence received, 0 if none (IB puts it
+     *         in the connection's private data).
+     */
+    public long ackSequence()
+    {
+        return ackValue();
     }
 
     private long ackValue()
@@ -455,9 +477,11 @@ public final class Connection
         {
             frames[count++] = stampData(queue.get(nextData++), ack);
             dataGiven = true;
+            controlFrameWanted = false; // the data frame's header carries what the transport wanted to send
         }
-        if (count < max && !dataGiven && inProgress != ACK && isAckDue(agent.nowNs()))
+        if (count < max && !dataGiven && inProgress != ACK && (controlFrameWanted || isAckDue(agent.nowNs())))
         {
+            controlFrameWanted = false;
             ackFilled = ack;
             RdsHeader.write(ackBuffer, 0, 0, ack, 0, 0, 0, 0, 0);
             stampChecksum(ackBuffer);

@@ -289,10 +289,19 @@ public final class CoreStack implements RdsStack
     Transport selectTransport(final TransportType type, final InetAddress address) throws RdsException
     {
         Transport tcp = null;
+        String reason = null;
         for (final Transport transport : transports)
         {
-            if (transport.type() == null || !transport.canServe(address))
+            if (transport.type() == null)
             {
+                continue;
+            }
+            if (!transport.canServe(address))
+            {
+                if (transport.type() == type)
+                {
+                    reason = transport.unavailableReason(address);
+                }
                 continue;
             }
             if (transport.type() == type || (type == TransportType.AUTO && transport.type() == TransportType.IB))
@@ -309,7 +318,7 @@ public final class CoreStack implements RdsStack
             return tcp;
         }
         throw new RdsException(RdsResult.EADDRNOTAVAIL, "no " + type.name().toLowerCase() +
-            " transport can serve " + address.getHostAddress());
+            " transport can serve " + address.getHostAddress() + (reason == null ? "" : ": " + reason));
     }
 
     LocalEndpoint endpoint(final InetAddress address)
@@ -493,6 +502,12 @@ public final class CoreStack implements RdsStack
         public Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
         {
             return agent.connection(local, remote, transport);
+        }
+
+        @Override
+        public void wakeAgent()
+        {
+            CoreStack.this.wakeAgent();
         }
     }
 }

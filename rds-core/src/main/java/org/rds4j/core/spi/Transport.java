@@ -30,6 +30,16 @@ public interface Transport extends AutoCloseable
     boolean canServe(InetAddress local);
 
     /**
+     * @param local an address {@link #canServe} refused.
+     * @return why this transport cannot serve it (for the {@code EADDRNOTAVAIL} message of a socket that
+     *         asked for this transport), or null for the generic message. Must not have side effects.
+     */
+    default String unavailableReason(final InetAddress local)
+    {
+        return null;
+    }
+
+    /**
      * Prepares to serve a local address (for TCP: listen on it). Idempotent. Called at bind.
      *
      * @param local the address a socket binds.

@@ -26,4 +26,13 @@ public interface TransportContext
      * @return the connection, or null if no socket of this stack is bound to {@code local}.
      */
     Connection connection(InetAddress local, InetAddress remote, Transport transport);
+
+    /**
+     * Any thread: ends the agent's idle wait so that it runs a duty cycle soon, for a transport whose I/O is
+     * signalled on a thread of its own (IB: its completion-channel thread). Costs nothing when the agent is
+     * not parked.
+     */
+    default void wakeAgent()
+    {
+    }
 }

@@ -21,8 +21,24 @@ final class IbCredits
     /** Send credits are kept in 16 bits, as the kernel does; more are not counted. */
     static final int MAX_SEND_CREDITS = 0xFFFF;
 
+    private final int advertiseThreshold;
     private int sendCredits;
     private int unadvertised;
+
+    IbCredits()
+    {
+        this(ADVERTISE_SOON);
+    }
+
+    /**
+     * @param advertiseThreshold unadvertised receives at which {@link #advertiseSoon()} turns true: 16, or less
+     *                           for a receive ring so small that a peer's held-back credit would otherwise
+     *                           wait for receives that can never come (a ring of 16 with 15 posted to).
+     */
+    IbCredits(final int advertiseThreshold)
+    {
+        this.advertiseThreshold = Math.max(1, Math.min(ADVERTISE_SOON, advertiseThreshold));
+    }
 
     /**
      * Starts a new connection: no receive buffer of this side is waiting to be advertised (those posted before
@@ -80,7 +96,7 @@ final class IbCredits
     /** @return true if enough receive buffers wait to be advertised that an ack-only frame should carry them. */
     boolean advertiseSoon()
     {
-        return unadvertised >= ADVERTISE_SOON;
+        return unadvertised >= advertiseThreshold;
     }
 
     /** @return send credits held now (including a held-back last one). */

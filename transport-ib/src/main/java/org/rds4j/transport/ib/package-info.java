@@ -1,16 +1,20 @@
 /**
- * RDS over InfiniBand: <b>the transport is not built yet</b>.
+ * RDS over InfiniBand (and RoCE, Soft-RoCE: anything rdma_cm can use), {@link org.rds4j.transport.ib.IbTransport},
+ * registered with every stack through {@code META-INF/services}.
  * <p>
- * Nothing registers an InfiniBand transport with the stack, and so a socket that asks for
- * {@link org.rds4j.TransportType#IB} is refused at bind with {@link org.rds4j.RdsResult#EADDRNOTAVAIL}. Use
- * {@link org.rds4j.TransportType#TCP} (or {@link org.rds4j.TransportType#AUTO}, which falls back to TCP).
+ * One RC queue pair per RDS connection, set up with rdma_cm on port 18634; the connect private data is the
+ * kernel's {@code struct rds_ib_connect_private} ({@link org.rds4j.transport.ib.IbPrivateData}: protocol 4.1
+ * offered, 3.1 accepted, ack sequence, initial credits). Messages travel as 4 KiB
+ * {@link org.rds4j.transport.ib.Fragments} each carrying a copy of the 48-byte header, reassembled by
+ * {@link org.rds4j.transport.ib.FragmentReassembler}; a fragment needs a send credit
+ * ({@link org.rds4j.transport.ib.IbCredits}) and a send-ring slot ({@link org.rds4j.transport.ib.FragmentWriter});
+ * headers advertise newly posted receive buffers in their credit byte and are always checksummed.
  * <p>
- * Built (part 1): the verbs binding in {@link org.rds4j.transport.ib.verbs}: libibverbs and librdmacm through
- * JNA, the struct layout checked against the C headers, send and receive rings of registered 4 KiB
- * fragments, completion queues with completion channels. See {@code docs/transport-ib.md}.
+ * Threads: verbs and rdma_cm work runs on the stack's agent thread; one thread per stack,
+ * {@code rds4j-ib-events-<stack>}, waits in poll(2) on the rdma_cm and completion channels once the CQs are
+ * armed and wakes the agent. Without libibverbs/librdmacm or an RDMA device the transport serves no address
+ * and says why at bind.
  * <p>
- * Planned (part 2): one RC queue pair per RDS connection; messages split into 4 KiB fragments, each carrying an
- * {@code rds_header}; credit-based flow control using the header's {@code credit} byte; the kernel's
- * {@code rds_ib_connect_private} as connect private data.
+ * The binding underneath is {@link org.rds4j.transport.ib.verbs}. See {@code docs/transport-ib.md}.
  */
 package org.rds4j.transport.ib;

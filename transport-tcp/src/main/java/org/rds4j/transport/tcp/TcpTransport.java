@@ -9,6 +9,7 @@ import org.rds4j.TransportType;
 import org.rds4j.core.Connection;
 import org.rds4j.core.ConnectionState;
 import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.Addresses;
 import org.rds4j.core.spi.IdleWaiter;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;

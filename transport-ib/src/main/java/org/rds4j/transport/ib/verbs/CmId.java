@@ -62,6 +62,19 @@ public final class CmId implements AutoCloseable
         return new CmId(request.id());
     }
 
+    /**
+     * Takes ownership of the new id a CONNECT_REQUEST event named ({@link CmEventChannel.CmEvent#id()}), after
+     * the event has been acked: accept or reject it, and close it.
+     */
+    public static CmId ofRequestId(final long requestId)
+    {
+        if (requestId == 0)
+        {
+            throw new IllegalArgumentException("no id");
+        }
+        return new CmId(requestId);
+    }
+
     /** @return the {@code struct rdma_cm_id *}. */
     public long id()
     {

@@ -38,4 +38,15 @@ final class LibC
     static native int dladdr(long addr, long info);
 
     static native int dlclose(long handle);
+
+    static final int EFD_NONBLOCK = 0x800;
+    static final int EFD_CLOEXEC = 0x80000;
+
+    static native int eventfd(int initval, int flags);
+
+    static native long read(int fd, long buf, long count);
+
+    static native long write(int fd, long buf, long count);
+
+    static native int close(int fd);
 }

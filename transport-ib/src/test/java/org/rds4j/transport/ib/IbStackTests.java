@@ -1,0 +1,688 @@
+package org.rds4j.transport.ib;
+
+import org.rds4j.RdsException;
+import org.rds4j.RdsOptions;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.TransportType;
+import org.rds4j.core.CoreStack;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+
+/**
+ * The IB transport's tests on a real RDMA device (in CI: Soft-RoCE in the qemu guest, two addresses 10.77.0.1
+ * and 10.77.0.2 on its dummy eth0, both on rxe0). Two stacks, one per address, talk over IB. Each case prints
+ * {@code PASS <name> (<s>)} or {@code FAIL <name>: <why>}; the exit status is the number of failures (0 = all
+ * passed).
+ * <p>
+ * {@code java -cp ... org.rds4j.transport.ib.IbStackTests [10.77.0.1 10.77.0.2 [case ...]]}, run by
+ * {@code transport-ib/src/test/vm/run-ib-tests.sh}. Cases: selection, oneToOne, allToAll, largeMessages,
+ * creditsExhausted, crossedConnect, teardownUnderLoad, idleBurnsNoCpu.
+ */
+public final class IbStackTests
+{
+    private static final Duration RECEIVE_TIMEOUT = Duration.ofSeconds(30);
+    private static InetAddress addressA;
+    private static InetAddress addressB;
+    private static int stackCount;
+
+    private IbStackTests()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        addressA = InetAddress.getByName(args.length > 0 ? args[0] : "10.77.0.1");
+        addressB = InetAddress.getByName(args.length > 1 ? args[1] : "10.77.0.2");
+        final Map<String, Case> cases = new LinkedHashMap<>();
+        cases.put("selection", IbStackTests::selection);
+        cases.put("oneToOne", IbStackTests::oneToOne);
+        cases.put("allToAll", IbStackTests::allToAll);
+        cases.put("largeMessages", IbStackTests::largeMessages);
+        cases.put("creditsExhausted", IbStackTests::creditsExhausted);
+        cases.put("crossedConnect", IbStackTests::crossedConnect);
+        cases.put("teardownUnderLoad", IbStackTests::teardownUnderLoad);
+        cases.put("idleBurnsNoCpu", IbStackTests::idleBurnsNoCpu);
+        final List<String> chosen = args.length > 2 ? Arrays.asList(args).subList(2, args.length) : List.copyOf(cases.keySet());
+        int failed = 0;
+        final long start = System.nanoTime();
+        for (final String name : chosen)
+        {
+            final Case test = cases.get(name);
+            final long t0 = System.nanoTime();
+            try
+            {
+                if (test == null)
+                {
+                    throw new IllegalArgumentException("no case " + name);
+                }
+                test.run();
+                System.out.printf("PASS %s (%.1f s)%n", name, (System.nanoTime() - t0) / 1e9);
+            }
+            catch (final Throwable ex)
+            {
+                failed++;
+                System.out.printf("FAIL %s (%.1f s): %s%n", name, (System.nanoTime() - t0) / 1e9, ex);
+                ex.printStackTrace(System.out);
+            }
+        }
+        System.out.printf("IbStackTests: %d of %d cases failed, %.1f s%n", failed, chosen.size(), (System.nanoTime() - start) / 1e9);
+        System.exit(failed);
+    }
+
+    @FunctionalInterface
+    interface Case
+    {
+        void run() throws Exception;
+    }
+
+    static void check(final boolean condition, final String message)
+    {
+        if (!condition)
+        {
+            throw new AssertionError(message);
+        }
+    }
+
+    static CoreStack stack(final TransportType transport, final UnaryOperator<RdsStackConfig.Builder> tweak)
+    {
+        final RdsStackConfig.Builder builder = RdsStackConfig.builder().name("ibt" + (++stackCount)).infoFile(false)
+            .transport(transport).heartbeat(Duration.ofSeconds(2), Duration.ofSeconds(20))
+            .connectTimeout(Duration.ofSeconds(10));
+        return CoreStack.open(tweak.apply(builder).build());
+    }
+
+    static RdsSocket socket(final RdsStack stack, final InetAddress address, final int port) throws Exception
+    {
+        final RdsSocket socket = stack.openSocket();
+        socket.setOption(RdsOptions.SO_RCVTIMEO, RECEIVE_TIMEOUT);
+        socket.setOption(RdsOptions.SO_SNDTIMEO, RECEIVE_TIMEOUT);
+        socket.setOption(RdsOptions.SO_SNDBUF, 8 << 20);
+        socket.setOption(RdsOptions.SO_RCVBUF, 64 << 20);
+        return socket.bind(new InetSocketAddress(address, port));
+    }
+
+    // ------------------------------------------------------------------ message content
+
+    /** Payload: int sender, int sequence, then bytes derived from both. */
+    static void fill(final ByteBuffer buffer, final int sender, final int sequence, final int length)
+    {
+        buffer.clear();
+        buffer.putInt(sender).putInt(sequence);
+        for (int i = 8; i < length; i++)
+        {
+            buffer.put((byte)(sender * 31 + sequence * 7 + i));
+        }
+        buffer.flip();
+    }
+
+    static int sizeOf(final int sequence, final int maxSize)
+    {
+        if (maxSize >= RdsSocket.MAX_MESSAGE_SIZE)
+        {
+            return maxSize;
+        }
+        return 8 + (int)((sequence * 2654435761L & 0x7FFFFFFFL) % (maxSize - 8));
+    }
+
+    /** Receives {@code count} messages per sender on a socket, checking order and content; returns SHA-256 per sender. */
+    static final class Receiver extends Thread
+    {
+        final RdsSocket socket;
+        final int senders;
+        final int count;
+        final int maxSize;
+        final Map<Integer, MessageDigest> digests = new ConcurrentHashMap<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicLong received = new AtomicLong();
+
+        Receiver(final RdsSocket socket, final int senders, final int count, final int maxSize)
+        {
+            super("receiver-" + socket.localAddress());
+            this.socket = socket;
+            this.senders = senders;
+            this.count = count;
+            this.maxSize = maxSize;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                final ByteBuffer buffer = ByteBuffer.allocate(maxSize + 8);
+                final Map<Integer, Integer> next = new ConcurrentHashMap<>();
+                final long total = (long)senders * count;
+                while (received.get() < total)
+                {
+                    buffer.clear();
+                    final InetSocketAddress from = socket.receive(buffer);
+                    check(from != null, socket.localAddress() + ": nothing for " + RECEIVE_TIMEOUT + " after " +
+                        received.get() + " of " + total);
+                    buffer.flip();
+                    final int sender = buffer.getInt(0);
+                    final int sequence = buffer.getInt(4);
+                    final int expected = next.getOrDefault(sender, 0);
+                    check(sequence == expected, socket.localAddress() + ": from sender " + sender + " got #" + sequence +
+                        ", expected #" + expected + " (loss, duplicate or reordering)");
+                    for (int i = 8; i < buffer.limit(); i++)
+                    {
+                        if (buffer.get(i) != (byte)(sender * 31 + sequence * 7 + i))
+                        {
+                            throw new AssertionError("byte " + i + " of message #" + sequence + " from " + sender + " differs");
+                        }
+                    }
+                    digests.computeIfAbsent(sender, s -> sha256()).update(buffer);
+                    next.put(sender, expected + 1);
+                    received.incrementAndGet();
+                }
+            }
+            catch (final Throwable ex)
+            {
+                failure.set(ex);
+            }
+        }
+
+        void finish(final long timeoutMs) throws Exception
+        {
+            join(timeoutMs);
+            if (failure.get() != null)
+            {
+                throw new AssertionError("receiver failed", failure.get());
+            }
+            check(!isAlive(), "receiver still waiting after " + timeoutMs + " ms: " + received.get() + " received");
+        }
+    }
+
+    static MessageDigest sha256()
+    {
+        try
+        {
+            return MessageDigest.getInstance("SHA-256");
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Sends {@code count} messages from one socket to each destination, round robin; returns the SHA-256 per destination. */
+    static final class Sender extends Thread
+    {
+        final RdsSocket socket;
+        final int id;
+        final List<InetSocketAddress> destinations;
+        final int count;
+        final int maxSize;
+        final Map<InetSocketAddress, MessageDigest> digests = new LinkedHashMap<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicLong backPressure = new AtomicLong();
+        final boolean blocking;
+
+        Sender(final RdsSocket socket, final int id, final List<InetSocketAddress> destinations, final int count,
+            final int maxSize, final boolean blocking)
+        {
+            super("sender-" + id);
+            this.socket = socket;
+            this.id = id;
+            this.destinations = destinations;
+            this.count = count;
+            this.maxSize = maxSize;
+            this.blocking = blocking;
+            setDaemon(true);
+            for (final InetSocketAddress d : destinations)
+            {
+                digests.put(d, sha256());
+            }
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                socket.configureBlocking(blocking);
+                final ByteBuffer buffer = ByteBuffer.allocateDirect(maxSize + 8);
+                for (int sequence = 0; sequence < count; sequence++)
+                {
+                    for (final InetSocketAddress destination : destinations)
+                    {
+                        fill(buffer, id, sequence, sizeOf(sequence, maxSize));
+                        digests.get(destination).update(buffer.duplicate());
+                        final long deadline = System.nanoTime() + RECEIVE_TIMEOUT.toNanos();
+                        while (true)
+                        {
+                            final int rc = socket.send(buffer, destination);
+                            if (rc >= 0)
+                            {
+                                break;
+                            }
+                            if (rc != RdsResult.EAGAIN && rc != RdsResult.ENOBUFS)
+                            {
+                                throw new AssertionError("send #" + sequence + " to " + destination + ": " + RdsResult.name(rc));
+                            }
+                            backPressure.incrementAndGet();
+                            check(System.nanoTime() < deadline, "send #" + sequence + " blocked for " + RECEIVE_TIMEOUT);
+                            Thread.sleep(1);
+                        }
+                    }
+                }
+            }
+            catch (final Throwable ex)
+            {
+                failure.set(ex);
+            }
+        }
+
+        void finish(final long timeoutMs) throws Exception
+        {
+            join(timeoutMs);
+            if (failure.get() != null)
+            {
+                throw new AssertionError("sender " + id + " failed", failure.get());
+            }
+            check(!isAlive(), "sender " + id + " still sending after " + timeoutMs + " ms");
+        }
+    }
+
+    static String hex(final MessageDigest digest)
+    {
+        try
+        {
+            return HexFormat.of().formatHex(((MessageDigest)digest.clone()).digest());
+        }
+        catch (final CloneNotSupportedException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    static void compareDigests(final List<Sender> senders, final Map<InetSocketAddress, Receiver> receivers)
+    {
+        for (final Sender sender : senders)
+        {
+            for (final Map.Entry<InetSocketAddress, MessageDigest> e : sender.digests.entrySet())
+            {
+                final MessageDigest got = receivers.get(e.getKey()).digests.get(sender.id);
+                check(got != null, "receiver " + e.getKey() + " got nothing from sender " + sender.id);
+                check(hex(e.getValue()).equals(hex(got)), "SHA-256 of sender " + sender.id + " -> " + e.getKey() + " differs");
+            }
+        }
+    }
+
+    static String transportOf(final RdsStack stack)
+    {
+        return stack.connections().stream().filter(c -> !c.transport().equals("loop")).map(c -> c.transport() + ":" +
+            c.state()).findFirst().orElse("none");
+    }
+
+    // ------------------------------------------------------------------ cases
+
+    /** AUTO picks IB for the rxe address and TCP for 127.0.0.x; forcing IB on 127.0.0.1 fails at bind with the reason. */
+    static void selection() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.AUTO, b -> b); CoreStack b = stack(TransportType.AUTO, x -> x))
+        {
+            final IbTransport ib = (IbTransport)a.transport("ib");
+            check(ib.canServe(addressA), "IB should serve " + addressA);
+            check(!ib.canServe(InetAddress.getByName("127.0.0.1")), "IB should not serve 127.0.0.1");
+            try (RdsSocket sa = socket(a, addressA, 4100); RdsSocket sb = socket(b, addressB, 4100);
+                 RdsSocket la = socket(a, InetAddress.getByName("127.0.0.1"), 4101);
+                 RdsSocket lb = socket(b, InetAddress.getByName("127.0.0.2"), 4101))
+            {
+                final ByteBuffer buffer = ByteBuffer.allocate(64);
+                sa.send(ByteBuffer.wrap(new byte[] {1}), sb.localAddress());
+                check(sb.receive(buffer) != null, "nothing over AUTO on the RDMA address");
+                la.send(ByteBuffer.wrap(new byte[] {2}), lb.localAddress());
+                buffer.clear();
+                check(lb.receive(buffer) != null, "nothing over AUTO on 127.0.0.x");
+                final List<String> kinds = a.connections().stream().map(c -> c.remote().getHostAddress() + "=" + c.transport()).toList();
+                check(kinds.contains(addressB.getHostAddress() + "=ib"), "AUTO on " + addressA + " should be ib: " + kinds);
+                check(kinds.contains("127.0.0.2=tcp"), "AUTO on 127.0.0.1 should be tcp: " + kinds);
+            }
+            try (RdsSocket forced = a.openSocket())
+            {
+                forced.setOption(RdsOptions.RDS_TRANSPORT, TransportType.IB);
+                try
+                {
+                    forced.bind(new InetSocketAddress("127.0.0.1", 4102));
+                    throw new AssertionError("binding IB to 127.0.0.1 should fail");
+                }
+                catch (final RdsException ex)
+                {
+                    check(ex.code() == RdsResult.EADDRNOTAVAIL && ex.getMessage().contains("no RDMA device has the address"),
+                        "unexpected: " + ex);
+                    System.out.println("  forcing IB on 127.0.0.1: " + ex.getMessage());
+                }
+            }
+        }
+    }
+
+    /** One socket per stack, both directions at once, 2,000 messages of 8 B..12 KiB each way; then allocation. */
+    static void oneToOne() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, b -> b); CoreStack b = stack(TransportType.IB, x -> x);
+             RdsSocket sa = socket(a, addressA, 4200); RdsSocket sb = socket(b, addressB, 4200))
+        {
+            final int count = 2000;
+            final int maxSize = 12 * 1024;
+            final Receiver ra = new Receiver(sa, 1, count, maxSize);
+            final Receiver rb = new Receiver(sb, 1, count, maxSize);
+            final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, maxSize, true);
+            final Sender ba = new Sender(sb, 2, List.of(sa.localAddress()), count, maxSize, true);
+            ra.start();
+            rb.start();
+            ab.start();
+            ba.start();
+            ab.finish(120_000);
+            ba.finish(120_000);
+            ra.finish(120_000);
+            rb.finish(120_000);
+            compareDigests(List.of(ab, ba), Map.of(sa.localAddress(), ra, sb.localAddress(), rb));
+            check(transportOf(a).startsWith("ib"), "transport " + transportOf(a));
+            System.out.println("  a: " + ((IbTransport)a.transport("ib")).stats());
+            allocation(a, b, sa, sb);
+        }
+    }
+
+    /** Steady-state heap allocation of both agent threads per 1 KiB message (ThreadMXBean). */
+    static void allocation(final CoreStack a, final CoreStack b, final RdsSocket sa, final RdsSocket sb) throws Exception
+    {
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long[] agents = Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().equals("rds4j-agent-" + a.config().name()) || t.getName().equals("rds4j-agent-" + b.config().name()))
+            .mapToLong(Thread::getId).toArray();
+        check(agents.length == 2, "agent threads not found");
+        final ByteBuffer out = ByteBuffer.allocateDirect(1024);
+        final ByteBuffer in = ByteBuffer.allocateDirect(2048);
+        final int warm = 3000;
+        final int measured = 5000;
+        final int window = 100; // 100 in flight at a time: a pipeline, not one round trip per message
+        long before = 0;
+        for (int i = 0; i < warm + measured; i += window)
+        {
+            if (i == warm)
+            {
+                before = threads.getThreadAllocatedBytes(agents[0]) + threads.getThreadAllocatedBytes(agents[1]);
+            }
+            for (int j = 0; j < window; j++)
+            {
+                out.clear();
+                sa.send(out, sb.localAddress());
+            }
+            for (int j = 0; j < window; j++)
+            {
+                in.clear();
+                check(sb.receive(in) != null, "allocation run: message " + (i + j) + " lost");
+            }
+        }
+        final long after = threads.getThreadAllocatedBytes(agents[0]) + threads.getThreadAllocatedBytes(agents[1]);
+        final double perMessage = (after - before) / (double)measured;
+        System.out.printf("  heap allocated by both agent threads: %d bytes over %d messages (%.2f B/message)%n",
+            after - before, measured, perMessage);
+        check(perMessage < 64, "the send/receive/poll path allocates " + perMessage + " B per message");
+    }
+
+    /** Three sockets per stack; each sends to every socket of the other stack; per-pair order and SHA-256. */
+    static void allToAll() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, b -> b); CoreStack b = stack(TransportType.IB, x -> x))
+        {
+            final int perStack = 3;
+            final int count = 300;
+            final int maxSize = 9000;
+            final List<RdsSocket> socketsA = new ArrayList<>();
+            final List<RdsSocket> socketsB = new ArrayList<>();
+            for (int i = 0; i < perStack; i++)
+            {
+                socketsA.add(socket(a, addressA, 4300 + i));
+                socketsB.add(socket(b, addressB, 4300 + i));
+            }
+            final Map<InetSocketAddress, Receiver> receivers = new LinkedHashMap<>();
+            for (final RdsSocket s : socketsA)
+            {
+                receivers.put(s.localAddress(), new Receiver(s, perStack, count, maxSize));
+            }
+            for (final RdsSocket s : socketsB)
+            {
+                receivers.put(s.localAddress(), new Receiver(s, perStack, count, maxSize));
+            }
+            final List<Sender> senders = new ArrayList<>();
+            for (int i = 0; i < perStack; i++)
+            {
+                senders.add(new Sender(socketsA.get(i), 10 + i, socketsB.stream().map(RdsSocket::localAddress).toList(), count, maxSize, true));
+                senders.add(new Sender(socketsB.get(i), 20 + i, socketsA.stream().map(RdsSocket::localAddress).toList(), count, maxSize, true));
+            }
+            receivers.values().forEach(Thread::start);
+            senders.forEach(Thread::start);
+            for (final Sender s : senders)
+            {
+                s.finish(180_000);
+            }
+            for (final Receiver r : receivers.values())
+            {
+                r.finish(180_000);
+            }
+            compareDigests(senders, receivers);
+            socketsA.forEach(RdsSocket::close);
+            socketsB.forEach(RdsSocket::close);
+        }
+    }
+
+    /** 1 MiB messages (256 fragments each) both ways, content checked. */
+    static void largeMessages() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, b -> b); CoreStack b = stack(TransportType.IB, x -> x);
+             RdsSocket sa = socket(a, addressA, 4400); RdsSocket sb = socket(b, addressB, 4400))
+        {
+            final int count = 12;
+            final int size = RdsSocket.MAX_MESSAGE_SIZE;
+            final Receiver ra = new Receiver(sa, 1, count, size);
+            final Receiver rb = new Receiver(sb, 1, count, size);
+            final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, size, true);
+            final Sender ba = new Sender(sb, 2, List.of(sa.localAddress()), count, size, true);
+            ra.start();
+            rb.start();
+            ab.start();
+            ba.start();
+            ab.finish(120_000);
+            ba.finish(120_000);
+            ra.finish(120_000);
+            rb.finish(120_000);
+            compareDigests(List.of(ab, ba), Map.of(sa.localAddress(), ra, sb.localAddress(), rb));
+            final IbTransport.Stats stats = ((IbTransport)a.transport("ib")).stats();
+            System.out.println("  a: " + stats);
+            check(stats.fragmentsSent >= 256L * count, "1 MiB messages should take 256 fragments each: " + stats.fragmentsSent);
+        }
+    }
+
+    /**
+     * Receive rings of 16 buffers: the sender runs out of credits all the time; the receiving application stops
+     * reading for 2 s, so its socket fills and its port goes congested: the sender sees back-pressure (EAGAIN /
+     * ENOBUFS), never loss; when the application reads again, everything arrives in order.
+     */
+    static void creditsExhausted() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, b -> b.ibReceiveRing(16).ibSendRing(16));
+             CoreStack b = stack(TransportType.IB, x -> x.ibReceiveRing(16).ibSendRing(16));
+             RdsSocket sa = socket(a, addressA, 4500); RdsSocket sb = socket(b, addressB, 4500))
+        {
+            sb.setOption(RdsOptions.SO_RCVBUF, 256 * 1024);
+            sa.setOption(RdsOptions.SO_SNDBUF, 512 * 1024);
+            final int count = 150;
+            final int maxSize = 64 * 1024;
+            final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, maxSize, false);
+            ab.start();
+            Thread.sleep(2000); // the application does not read
+            final long pressure = ab.backPressure.get();
+            final Receiver rb = new Receiver(sb, 1, count, maxSize);
+            rb.start();
+            ab.finish(120_000);
+            rb.finish(120_000);
+            compareDigests(List.of(ab), Map.of(sb.localAddress(), rb));
+            final IbTransport.Stats stats = ((IbTransport)a.transport("ib")).stats();
+            System.out.println("  back-pressure while not reading: " + pressure + " refused sends; a: " + stats);
+            check(pressure > 0, "the sender saw no back-pressure while the receiver did not read");
+            check(stats.creditStalls > 0, "a ring of 16 should have run out of credits");
+        }
+    }
+
+    /** Both sides have data and connect at once: exactly one path wins and all data arrives. */
+    static void crossedConnect() throws Exception
+    {
+        for (int round = 0; round < 3; round++)
+        {
+            try (CoreStack a = stack(TransportType.IB, b -> b); CoreStack b = stack(TransportType.IB, x -> x);
+                 RdsSocket sa = socket(a, addressA, 4600); RdsSocket sb = socket(b, addressB, 4600))
+            {
+                final int count = 200;
+                final Receiver ra = new Receiver(sa, 1, count, 2000);
+                final Receiver rb = new Receiver(sb, 1, count, 2000);
+                final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, 2000, true);
+                final Sender ba = new Sender(sb, 2, List.of(sa.localAddress()), count, 2000, true);
+                ra.start();
+                rb.start();
+                ab.start();
+                ba.start();
+                ab.finish(60_000);
+                ba.finish(60_000);
+                ra.finish(60_000);
+                rb.finish(60_000);
+                final long ups = a.counters().get("conn_up") + b.counters().get("conn_up");
+                check(ups >= 2, "both ends should be up: " + ups);
+                check(a.connections().stream().filter(c -> c.transport().equals("ib")).count() == 1, "one IB connection at a");
+                System.out.println("  round " + round + ": crossed connects resolved: a " +
+                    ((IbTransport)a.transport("ib")).stats().crossedConnects + ", b " +
+                    ((IbTransport)b.transport("ib")).stats().crossedConnects);
+            }
+        }
+    }
+
+    /**
+     * Senders in both directions while the connection is torn down five times (the test hook disconnects and
+     * destroys the QPs, alternately on each side): it reconnects with the backoff and retransmits; every
+     * message arrives once, in order (count, order, SHA-256 per pair).
+     */
+    static void teardownUnderLoad() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, b -> b); CoreStack b = stack(TransportType.IB, x -> x);
+             RdsSocket sa = socket(a, addressA, 4700); RdsSocket sb = socket(b, addressB, 4700))
+        {
+            final int count = 8000;
+            final int maxSize = 6000;
+            final Receiver ra = new Receiver(sa, 1, count, maxSize);
+            final Receiver rb = new Receiver(sb, 1, count, maxSize);
+            final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, maxSize, true);
+            final Sender ba = new Sender(sb, 2, List.of(sa.localAddress()), count, maxSize, true);
+            ra.start();
+            rb.start();
+            ab.start();
+            ba.start();
+            int aborts = 0;
+            final long giveUp = System.nanoTime() + 120_000_000_000L;
+            while (aborts < 5 && (ab.isAlive() || ba.isAlive()) && System.nanoTime() < giveUp)
+            {
+                Thread.sleep(200);
+                if (!a.connections().stream().anyMatch(c -> c.transport().equals("ib") && c.state().equals("UP")))
+                {
+                    continue; // still reconnecting from the last abort
+                }
+                final long before = a.counters().get("conn_reset") + b.counters().get("conn_reset");
+                ((IbTransport)(aborts % 2 == 0 ? a : b).transport("ib")).abortConnections();
+                final long deadline = System.nanoTime() + 5_000_000_000L;
+                while (a.counters().get("conn_reset") + b.counters().get("conn_reset") == before && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(5);
+                }
+                if (a.counters().get("conn_reset") + b.counters().get("conn_reset") > before)
+                {
+                    aborts++;
+                }
+            }
+            ab.finish(180_000);
+            ba.finish(180_000);
+            ra.finish(180_000);
+            rb.finish(180_000);
+            compareDigests(List.of(ab, ba), Map.of(sa.localAddress(), ra, sb.localAddress(), rb));
+            final Map<String, Long> ca = a.counters();
+            final Map<String, Long> cb = b.counters();
+            System.out.printf("  aborts %d; conn_reset a %d b %d; retransmitted a %d b %d; dropped old seq a %d b %d%n",
+                aborts, ca.get("conn_reset"), cb.get("conn_reset"), ca.get("send_retransmitted"), cb.get("send_retransmitted"),
+                ca.get("recv_drop_old_seq"), cb.get("recv_drop_old_seq"));
+            check(aborts >= 3, "the connection was torn down only " + aborts + " times while the senders ran");
+        }
+    }
+
+    /**
+     * After traffic stops, the CQs are armed and the agent and event threads wait: CPU time of the agent and
+     * IB event threads of both stacks over 3 idle seconds (the heartbeat still runs), compared with the same
+     * two stacks over TCP (whose agents wait in the selector with the same 1 ms cap).
+     */
+    static void idleBurnsNoCpu() throws Exception
+    {
+        final double[] ib = idleCpu(TransportType.IB, 4800);
+        final double[] tcp = idleCpu(TransportType.TCP, 4810);
+        check(ib[1] < 0.02, "the IB event threads used " + ib[1] * 100 + "% of a core while idle");
+        check(ib[0] < tcp[0] * 1.5 + 0.03, "idle IB agents use " + ib[0] * 100 + "% of a core, TCP agents " + tcp[0] * 100 + "%");
+    }
+
+    /** @return the share of one core used by both agents, and by both IB event threads, over 3 idle seconds. */
+    static double[] idleCpu(final TransportType transport, final int port) throws Exception
+    {
+        try (CoreStack a = stack(transport, b -> b); CoreStack b = stack(transport, x -> x);
+             RdsSocket sa = socket(a, addressA, port); RdsSocket sb = socket(b, addressB, port))
+        {
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(256);
+            for (int i = 0; i < 200; i++)
+            {
+                buffer.clear();
+                sa.send(buffer, sb.localAddress());
+                buffer.clear();
+                check(sb.receive(buffer) != null, "message " + i + " lost");
+            }
+            Thread.sleep(1000);
+            final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            final Map<Thread, Long> before = new LinkedHashMap<>();
+            for (final Thread t : Thread.getAllStackTraces().keySet())
+            {
+                final String name = t.getName();
+                if (name.equals("rds4j-agent-" + a.config().name()) || name.equals("rds4j-agent-" + b.config().name()) ||
+                    name.equals("rds4j-ib-events-" + a.config().name()) || name.equals("rds4j-ib-events-" + b.config().name()))
+                {
+                    before.put(t, threads.getThreadCpuTime(t.getId()));
+                }
+            }
+            final long t0 = System.nanoTime();
+            Thread.sleep(3000);
+            final double wall = (System.nanoTime() - t0) / 1e9;
+            final double[] shares = new double[2];
+            final StringBuilder line = new StringBuilder();
+            for (final Map.Entry<Thread, Long> e : before.entrySet())
+            {
+                final double share = (threads.getThreadCpuTime(e.getKey().getId()) - e.getValue()) / 1e9 / wall;
+                line.append(String.format(" %s %.2f%%", e.getKey().getName(), share * 100));
+                shares[e.getKey().getName().startsWith("rds4j-ib-events-") ? 1 : 0] += share;
+            }
+            System.out.println("  idle CPU over " + transport + " (share of one core):" + line);
+            return shares;
+        }
+    }
+}
