@@ -203,12 +203,36 @@ public final class Connection
      */
     public void onPathDown(final TransportPath failed, final String reason)
     {
+        pathDown(failed, reason, false);
+    }
+
+    /**
+     * As {@link #onPathDown}, for a peer that broke the protocol or went silent (a bad frame, a frame left
+     * incomplete, an unanswered handshake or heartbeat): the one log line is a warning.
+     *
+     * @param failed the path that failed; ignored if it is no longer this connection's path.
+     * @param reason what the peer did, for the log.
+     */
+    public void onPeerMisbehaved(final TransportPath failed, final String reason)
+    {
+        pathDown(failed, reason, true);
+    }
+
+    private void pathDown(final TransportPath failed, final String reason, final boolean misbehaved)
+    {
         if (failed != path || path == null)
         {
             return;
         }
         state = ConnectionState.ERROR;
-        LOG.info("{} down: {}", this, reason);
+        if (misbehaved)
+        {
+            LOG.warn("{} dropped: {}", this, reason);
+        }
+        else
+        {
+            LOG.info("{} down: {}", this, reason);
+        }
         disconnect();
         counters.connReset.incrementOrdered();
         reconnectWanted = transport.initiatesReconnect(this);
@@ -321,8 +345,7 @@ public final class Connection
             counters.connHandshakeTimeout.incrementOrdered();
             reason = "the peer did not answer the handshake probe";
         }
-        LOG.warn("{} dropped: {}", this, reason);
-        onPathDown(path, reason);
+        pathDown(path, reason, true);
         return 1;
     }
 

@@ -416,12 +416,17 @@ final class IbPath implements TransportPath
     private void badFrame(final String why)
     {
         counters.connBadFrame.incrementOrdered();
-        LOG.warn("{} dropped: {}", connection, why);
-        fail("bad frame: " + why);
+        fail("bad frame: " + why, true);
     }
 
     /** The path failed (completion error, bad frame, disconnect): report it; the connection reconnects. */
     void fail(final String reason)
+    {
+        fail(reason, false);
+    }
+
+    /** @param misbehaved the peer broke the protocol: the connection logs it as a warning. */
+    private void fail(final String reason, final boolean misbehaved)
     {
         if (state == State.CLOSED)
         {
@@ -429,7 +434,14 @@ final class IbPath implements TransportPath
         }
         if (state == State.ESTABLISHED)
         {
-            connection.onPathDown(this, reason); // calls close()
+            if (misbehaved)
+            {
+                connection.onPeerMisbehaved(this, reason); // calls close()
+            }
+            else
+            {
+                connection.onPathDown(this, reason); // calls close()
+            }
             close();
         }
         else

@@ -136,8 +136,7 @@ final class TcpPath implements TransportPath
             if (verdict != RdsHeader.VALID)
             {
                 counters.connBadFrame.incrementOrdered();
-                LOG.warn("{} dropped: {}", connection, RdsHeader.describeValidation(verdict));
-                fail("bad frame: " + RdsHeader.describeValidation(verdict));
+                misbehaved("bad frame: " + RdsHeader.describeValidation(verdict));
                 return frameCount;
             }
             if (reader.buffered() == 0)
@@ -182,9 +181,8 @@ final class TcpPath implements TransportPath
     void dropForFrameTimeout(final long timeoutNs)
     {
         counters.connFrameTimeout.incrementOrdered();
-        LOG.warn("{} dropped: a frame stayed incomplete ({} of its bytes received) for {} ms", connection,
-            reader.buffered(), TimeUnit.NANOSECONDS.toMillis(timeoutNs));
-        fail("frame timeout");
+        misbehaved("a frame stayed incomplete (" + reader.buffered() + " of its bytes received) for " +
+            TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
     }
 
     /** @return bytes of the read buffer, for tests: memory stays bounded whatever a peer announces. */
@@ -211,6 +209,12 @@ final class TcpPath implements TransportPath
     {
         close();
         connection.onPathDown(this, reason);
+    }
+
+    private void misbehaved(final String reason)
+    {
+        close();
+        connection.onPeerMisbehaved(this, reason);
     }
 
     @Override

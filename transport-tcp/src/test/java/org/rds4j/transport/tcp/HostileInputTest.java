@@ -12,10 +12,13 @@ import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.TestStacks;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -337,12 +340,29 @@ class HostileInputTest
     private void offend(final int host, final byte[] bytes, final String counter, final long expected) throws IOException
     {
         final Map<String, Long> before = hostileCounters();
-        final FakePeer stranger = stranger(host);
-        stranger.sendRaw(bytes);
-        stranger.expectClosedByPeer(T);
-        Await.until(T, () -> delta(before, counter) == expected, () -> counter + " after the offence: " + hostileCounters());
-        assertOnlyChanged(before, counter, expected);
-        traffic.assertFlowing();
+        final ByteArrayOutputStream log = new ByteArrayOutputStream();
+        final PrintStream stderr = System.err;
+        // slf4j-simple writes to whatever System.err is at the time of each log call
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try
+        {
+            final FakePeer stranger = stranger(host);
+            stranger.sendRaw(bytes);
+            stranger.expectClosedByPeer(T);
+            Await.until(T, () -> delta(before, counter) == expected, () -> counter + " after the offence: " + hostileCounters());
+            assertOnlyChanged(before, counter, expected);
+            traffic.assertFlowing();
+        }
+        finally
+        {
+            System.setErr(stderr);
+        }
+        final String peer = "->" + address(host).getHostAddress() + " ";
+        final List<String> drops = log.toString(StandardCharsets.UTF_8).lines()
+            .filter(line -> line.contains(peer) && (line.contains(" dropped: ") || line.contains(" down: ")))
+            .toList();
+        assertEquals(1, drops.size(), "one log line per offender: " + drops);
+        assertTrue(drops.get(0).contains("WARN"), drops.get(0));
     }
 
     private Map<String, Long> hostileCounters()
