@@ -4,9 +4,9 @@
 # (10.88.0.2), joined by veth. rds_tcp listens on port 16385 in every namespace, so rds4j listens on 16386 in J
 # behind nftables: incoming 16385 is redirected to 16386, and rds4j's outgoing connects to 16386 are sent to
 # the kernel's 16385.
-#   usage: guest.sh JAVA RDS_JAR DIR
+#   usage: guest.sh JAVA RDS_JAR DIR ECHO_COUNT
 set -uo pipefail
-JAVA=$1 JAR=$2 DIR=$3
+JAVA=$1 JAR=$2 DIR=$3 COUNT=$4
 K=rds4j-kernel J=rds4j-java
 fail() { echo "FAIL: $*"; exit 1; }
 modprobe rds_tcp || fail "modprobe rds_tcp"
@@ -21,6 +21,8 @@ table ip rds4j {
   chain out { type nat hook output priority -100; tcp dport 16386 dnat to 10.88.0.1:16385; }
 }
 NFT
+# the system's Python (socket.AF_RDS), not a per-user shim whose set-up the guest may lack
+PY=/usr/bin/python3; [ -x $PY ] || PY=$(command -v python3) || fail "no python3"
 RDS="$JAVA -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=debug -jar $JAR"
 rc=0
 # 1. kernel -> rds4j and back: rds echo answers every datagram to its sender
@@ -33,10 +35,10 @@ check() { # NAME COMMAND...: a check that prints its own PASS line; a timeout or
   "$@"; local code=$?
   [ $code -eq 0 ] || { echo "FAIL $name: exit status $code (124: timed out)"; rc=1; }
 }
-check echo-4000 ip netns exec $K timeout 60 python3 -u "$DIR/kernel_peer.py" echo 10.88.0.1 4000 10.88.0.2 5000 200
-check echo-4001 ip netns exec $K timeout 60 python3 -u "$DIR/kernel_peer.py" echo 10.88.0.1 4001 10.88.0.2 5000 200
+check echo-4000 ip netns exec $K timeout 60 $PY -u "$DIR/kernel_peer.py" echo 10.88.0.1 4000 10.88.0.2 5000 $COUNT
+check echo-4001 ip netns exec $K timeout 60 $PY -u "$DIR/kernel_peer.py" echo 10.88.0.1 4001 10.88.0.2 5000 $COUNT
 # 2. a kernel socket pings port 0 of the rds4j node
-check ping ip netns exec $K timeout 60 python3 -u "$DIR/kernel_peer.py" ping 10.88.0.1 4100 10.88.0.2 5
+check ping ip netns exec $K timeout 60 $PY -u "$DIR/kernel_peer.py" ping 10.88.0.1 4100 10.88.0.2 5
 kill $ECHO; wait $ECHO 2>/dev/null
 grep -q "handshake done" "$DIR/echo.log" && echo "PASS handshake: rds4j completed its handshake with the kernel" \
   || { echo "FAIL handshake: no 'handshake done' in the rds4j log"; rc=1; }
