@@ -826,10 +826,15 @@ public final class Connection
         return address;
     }
 
-    /** Loopback: the peer delivered everything up to {@code sequence} at once, so it is acked at once. */
-    void onImmediateAck(final long sequence)
+    /**
+     * An ack the peer gave outside a frame: loopback acks everything it hands over at once; IB carries the
+     * peer's ack sequence in its connect private data. Applied as a received frame's ack is.
+     *
+     * @param ack the peer's cumulative ack.
+     */
+    public void onPeerAck(final long ack)
     {
-        onAck(sequence);
+        onAck(ack);
     }
 
     /** Loopback: this side's received frames were acked implicitly, so no ack frame is due. */

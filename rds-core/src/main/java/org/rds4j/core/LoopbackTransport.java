@@ -119,7 +119,7 @@ final class LoopbackTransport implements Transport
             final int done = connection.onTransmitted(frames, count);
             if (lastSequence != 0)
             {
-                connection.onImmediateAck(lastSequence);
+                connection.onPeerAck(lastSequence);
                 reverse.markAckedImplicitly();
             }
             return done;

@@ -166,10 +166,7 @@ final class IbPath implements TransportPath
         connection.onConnected(this);
         if (peer.ackSequence != 0 && state == State.ESTABLISHED)
         {
-            // the peer's ack from the private data counts as a received ack
-            final UnsafeBuffer header = transport.ackHeader;
-            RdsHeader.write(header, 0, 0, peer.ackSequence, 0, 0, 0, 0, 0);
-            connection.onFrame(header, 0);
+            connection.onPeerAck(peer.ackSequence);
         }
     }
 

@@ -1,6 +1,5 @@
 package org.rds4j.transport.ib;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
@@ -12,7 +11,6 @@ import org.rds4j.core.StackCounters;
 import org.rds4j.core.spi.Addresses;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;
-import org.rds4j.core.wire.RdsHeader;
 import org.rds4j.transport.ib.verbs.AbiCheck;
 import org.rds4j.transport.ib.verbs.CmEventChannel;
 import org.rds4j.transport.ib.verbs.CmId;
@@ -24,7 +22,6 @@ import org.slf4j.LoggerFactory;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -77,7 +74,6 @@ public final class IbTransport implements Transport
     final int receiveSlots;
     final Stats stats = new Stats();
     /** Scratch header for applying the ack carried in private data (agent thread). */
-    final UnsafeBuffer ackHeader = new UnsafeBuffer(ByteBuffer.allocateDirect(RdsHeader.LENGTH));
     private final RdsStackConfig config;
     private final PeerAllowList allowedPeers;
     private final long spinNs;
