@@ -59,6 +59,8 @@ public final class Connection
 
     private volatile ConnectionState state = ConnectionState.DOWN;
     private TransportPath path;
+    /** The first transport connection of this stack's life with the peer is up, or not yet made. */
+    private boolean firstSession = true;
     private long reconnectAtNs;
     private boolean reconnectWanted;
 
@@ -245,6 +247,7 @@ public final class Connection
             LOG.info("{} down: {}", this, reason);
         }
         disconnect();
+        firstSession = false;
         counters.connReset.incrementOrdered();
         reconnectWanted = transport.initiatesReconnect(this);
         reconnectAtNs = agent.nowNs() + backoff.nextDelayNs();
@@ -699,10 +702,21 @@ public final class Connection
         {
             ackDeadlineNs = agent.nowNs() + agent.ackDelayNs;
         }
-        if (sequence < nextRxSequence && (flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
+        if ((flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
         {
-            counters.recvDropOldSeq.incrementOrdered();
-            return false;
+            if (sequence < nextRxSequence)
+            {
+                counters.recvDropOldSeq.incrementOrdered();
+                return false;
+            }
+            if (firstSession)
+            {
+                // a peer retransmits only what it sent on an earlier connection, and this stack had none with
+                // it: the frame was meant for an earlier process at this address (a kernel peer resends its
+                // unacked messages before it has seen the new generation)
+                counters.recvDropStale.incrementOrdered();
+                return false;
+            }
         }
         nextRxSequence = sequence + 1;
         return true;

@@ -129,6 +129,50 @@ class KernelPeerTest
         assertEquals(1, counter("send_probe"), "one probe, on the first connection only");
     }
 
+    /**
+     * A kernel peer that had messages in flight to an earlier process at this address resends them, flagged,
+     * as soon as this stack connects, before it has seen the new generation: on this stack's first connection
+     * with the peer they are stale and dropped. On a later connection a flagged frame above the expected
+     * sequence is a message this process missed, and is delivered.
+     */
+    @Test
+    void retransmissionsMeantForAnEarlierProcessAreNotDelivered() throws Exception
+    {
+        final FakePeer.Listener listener = track(FakePeer.listen(address(4, 20), TCP_PORT));
+        final RdsSocket socket = socket(address(4, 10), 5000, 1 << 20);
+        sendNumbered(socket, new InetSocketAddress(address(4, 20), 7000), 1, 8);
+        try (FakePeer first = listener.accept(T))
+        {
+            first.answerProbes(false);
+            first.readFrame(T);
+            assertTrue(first.readFrame(T).isHandshakeProbe());
+            first.sendCongestionMap(new byte[8192]);
+            first.sendData(40, 0, 7000, 5000, FakePeer.FLAG_RETRANSMITTED, "stale 40".getBytes());
+            first.sendData(41, 0, 7000, 5000, FakePeer.FLAG_RETRANSMITTED, "stale 41".getBytes());
+            first.sendKernelPong(42);
+            first.sendData(43, 0, 7000, 5000, 0, "new 43".getBytes());
+            assertEquals("new 43", receiveText(socket));
+            assertEquals(2, counter("recv_drop_stale"));
+            first.abort();
+        }
+        final FakePeer second = track(listener.accept(T));
+        second.readFrame(T);
+        second.sendCongestionMap(new byte[8192]);
+        second.sendData(44, 0, 7000, 5000, FakePeer.FLAG_RETRANSMITTED, "missed 44".getBytes());
+        assertEquals("missed 44", receiveText(socket));
+        assertEquals(2, counter("recv_drop_stale"));
+        assertEquals(0, counter("recv_drop_old_seq"));
+    }
+
+    private static String receiveText(final RdsSocket socket) throws IOException
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(100);
+        socket.setOption(RdsOptions.SO_RCVTIMEO, T);
+        socket.receive(buffer);
+        buffer.flip();
+        return new String(buffer.array(), 0, buffer.limit());
+    }
+
     /** A peer that tells a generation (rds4j) is still acked only by RDS acks: TCP's acks release nothing. */
     @Test
     void aPeerWithAGenerationIsAckedOnlyByRdsAcks() throws Exception
