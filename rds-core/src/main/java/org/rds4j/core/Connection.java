@@ -471,6 +471,12 @@ public final class Connection
      */
     private boolean isAckDue(final long nowNs)
     {
+        if (transportAcked)
+        {
+            // kernel RDS over TCP ignores RDS acks, and takes an ack-only frame's sequence 0 as the next in sequence:
+            // its next expected sequence would fall back to 1 and it would deliver our retransmissions again
+            return false;
+        }
         return (ackUrgent && ackValue() > 0) || (lastAckSent < ackValue() && nowNs >= ackDeadlineNs);
     }
 

@@ -173,6 +173,34 @@ class KernelPeerTest
         return new String(buffer.array(), 0, buffer.limit());
     }
 
+    /**
+     * The kernel takes any frame but a congestion update as the next in sequence, so an ack-only frame (sequence
+     * 0) would set its next expected sequence back to 1: a kernel TCP peer gets none, even when it asks.
+     */
+    @Test
+    void aKernelPeerOverTcpGetsNoAckOnlyFrames() throws Exception
+    {
+        final FakePeer.Listener listener = track(FakePeer.listen(address(5, 20), TCP_PORT));
+        final RdsSocket socket = socket(address(5, 10), 5000, 1 << 20);
+        final InetSocketAddress destination = new InetSocketAddress(address(5, 20), 7000);
+        sendNumbered(socket, destination, 1, 8);
+        final FakePeer kernel = track(listener.accept(T));
+        kernel.answerProbes(false);
+        kernel.readFrame(T);
+        assertTrue(kernel.readFrame(T).isHandshakeProbe());
+        kernel.sendKernelPong(1);
+        assertEquals(1, kernel.readFrame(T).seq());
+        kernel.sendData(2, 0, 7000, 5000, 0, "one".getBytes());
+        kernel.sendData(3, 0, 7000, 5000, FakePeer.FLAG_ACK_REQUIRED, "two".getBytes());
+        assertEquals("one", receiveText(socket));
+        assertEquals("two", receiveText(socket));
+        Thread.sleep(100); // 100 times the ack delay: an ack-only frame would have gone by now
+        sendNumbered(socket, destination, 1, 8);
+        final Frame next = kernel.readFrame(T);
+        assertEquals(2, next.seq(), "the next frame is the data, no ack-only frame before it: " + next);
+        assertEquals(0, counter("send_ack_only"));
+    }
+
     /** A peer that tells a generation (rds4j) is still acked only by RDS acks: TCP's acks release nothing. */
     @Test
     void aPeerWithAGenerationIsAckedOnlyByRdsAcks() throws Exception
