@@ -87,7 +87,8 @@ class HandshakeTest
             "06" + String.format("%08x", generation) + // GEN_NUM
             "0000000000000000";
         assertEquals(expected, HexFormat.of().formatHex(probe.header()));
-        assertEquals(1, counter("send_probe"));
+        // counted once the agent has seen its write complete, which may be after the peer read it
+        Await.until(T, () -> counter("send_probe") == 1, () -> "the probe is counted: " + stack.counters());
 
         // nothing else goes until the peer answers: a bounded wait is the only way to see an absence here
         assertThrows(AssertionError.class, () -> peer.readFrame(Duration.ofMillis(300)));
