@@ -248,6 +248,15 @@ public final class Connection
         {
             return;
         }
+        if (!misbehaved)
+        {
+            // a kernel peer counts what TCP acked as delivered: take in what arrived before the path goes
+            path.drainReceived();
+            if (failed != path)
+            {
+                return; // what was drained dropped the path already
+            }
+        }
         state = ConnectionState.ERROR;
         if (misbehaved)
         {
@@ -648,6 +657,11 @@ public final class Connection
     public void onFrame(final DirectBuffer buffer, final int offset)
     {
         lastFrameReceivedNs = agent.nowNs();
+        if (!handshakeDone)
+        {
+            // a peer that sends is alive: a kernel answers the probe only after the data it had queued for us
+            handshakeDeadlineNs = lastFrameReceivedNs + agent.config.connectTimeout().toNanos();
+        }
         if (RdsHeader.isCongestionUpdate(buffer, offset))
         {
             counters.congUpdateReceived.incrementOrdered();

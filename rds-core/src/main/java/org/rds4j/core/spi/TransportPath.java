@@ -39,6 +39,16 @@ public interface TransportPath
         return false;
     }
 
+    /**
+     * The connection is about to drop this path for a fault that is not the peer's misbehaviour (a failed
+     * write, a stale path, a restart): hand every frame that has already arrived to the connection first, as
+     * reads do. A kernel peer over TCP counts what TCP acked as delivered, so bytes left unread would be lost.
+     * The path may fail while draining; it must not call this recursively.
+     */
+    default void drainReceived()
+    {
+    }
+
     /** Closes the path without reporting it to the connection. Idempotent. */
     void close();
 }

@@ -46,6 +46,9 @@ final class TcpPath implements TransportPath
     private final int[] startPositions = new int[FRAMES_PER_WRITE];
     /** Bytes written to the socket since it connected. */
     private long bytesWritten;
+    /** Bytes read from the socket since it connected. */
+    private long bytesRead;
+    private boolean draining;
 
     TcpPath(final Connection connection, final SocketChannel channel, final StackCounters counters)
     {
@@ -214,6 +217,7 @@ final class TcpPath implements TransportPath
             {
                 break;
             }
+            bytesRead += read;
             final int frames = reader.parse(onFrame);
             frameCount += frames;
             final int verdict = reader.invalidVerdict();
@@ -239,6 +243,34 @@ final class TcpPath implements TransportPath
             }
         }
         return frameCount;
+    }
+
+    /**
+     * Reads until the socket has nothing more: the kernel hands over every byte it received (and acked)
+     * before it reports a reset, so nothing TCP acked is left behind when the path closes.
+     */
+    @Override
+    public void drainReceived()
+    {
+        if (draining || closed)
+        {
+            return;
+        }
+        draining = true;
+        try
+        {
+            long before;
+            do
+            {
+                before = bytesRead;
+                onReadable(System.nanoTime());
+            }
+            while (bytesRead > before && !closed);
+        }
+        finally
+        {
+            draining = false;
+        }
     }
 
     private boolean deliver(final DirectBuffer buffer, final int offset, final int frameLength)
@@ -291,8 +323,8 @@ final class TcpPath implements TransportPath
 
     private void fail(final String reason)
     {
+        connection.onPathDown(this, reason); // drains what arrived (drainReceived), then closes this path
         close();
-        connection.onPathDown(this, reason);
     }
 
     private void misbehaved(final String reason)

@@ -574,13 +574,10 @@ public final class TcpTransport implements Transport
         if (connection.state() == ConnectionState.UP)
         {
             // The lower node connects only when it has no connection, so ours is stale (its reset was lost, or
-            // the peer restarted): refuse the newcomer, as the kernel does, and also drop the stale path, as
-            // newer kernels do, so that the peer's next attempt is accepted instead of refused until TCP
-            // notices the stale path by itself.
-            counters.connRefused.incrementOrdered();
-            closeQuietly(channel);
+            // the peer restarted): drop it, after reading what arrived on it, and take the newcomer as the path.
+            // Refusing the newcomer, as kernel 6.1 does, would lose what a kernel peer already sent on it: it
+            // counts what TCP acked as delivered.
             connection.drop("the peer connected again");
-            return;
         }
         try
         {

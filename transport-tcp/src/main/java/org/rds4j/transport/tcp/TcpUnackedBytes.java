@@ -6,37 +6,34 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * How many bytes written to a TCP socket its peer has not yet acked: {@code ioctl(SIOCOUTQ)}, which for a
  * connected socket is the send queue from the first unacked byte ({@code write_seq - snd_una}). Written minus
  * this is what the peer's host has received, the kernel's rule for a message delivered over {@code rds_tcp}.
  * <p>
- * Java does not expose a channel's descriptor, so {@link #of} finds it once through {@code /proc}: the socket's
- * inode from {@code /proc/self/net/tcp} (or {@code tcp6}, where a dual-stack socket shows IPv4 addresses as
- * {@code ::ffff:a.b.c.d}), then the descriptor linked to {@code socket:[inode]} in {@code /proc/self/fd}.
- * Linux only. {@link #unacked} allocates nothing. The descriptor is valid while the channel is open; the
- * owner must stop calling {@link #unacked} when it closes the channel.
+ * Java does not expose a channel's descriptor, so {@link #of} finds it once: among this process's descriptors
+ * that {@code /proc/self/fd} shows as sockets, the one whose {@code getsockname}/{@code getpeername} are the
+ * channel's addresses (a dual-stack socket shows IPv4 addresses as {@code ::ffff:a.b.c.d}). It reads no
+ * socket table, so its cost grows with this process's descriptors only. Linux only. {@link #unacked}
+ * allocates nothing. The descriptor is valid while the channel is open; the owner must stop calling
+ * {@link #unacked} when it closes the channel.
  */
 final class TcpUnackedBytes
 {
     private static final long SIOCOUTQ = 0x5411; // TIOCOUTQ, as <linux/sockios.h> defines it
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    private static final int AF_INET = 2;
+    private static final int AF_INET6 = 10;
+    private static final int SOCKADDR_BYTES = 128; // sizeof(struct sockaddr_storage)
 
     private final int fd;
-    private final ByteBuffer out = BufferUtil.allocateDirectAligned(8, 8);
-    private final UnsafeBuffer outView = new UnsafeBuffer(out);
-    private final long outAddress = outView.addressOffset();
+    private final UnsafeBuffer out = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8, 8));
 
     private TcpUnackedBytes(final int fd)
     {
@@ -46,7 +43,8 @@ final class TcpUnackedBytes
     /**
      * @param channel a connected TCP channel of this process.
      * @return its unacked-bytes reader.
-     * @throws IOException if {@code /proc} does not list the socket, or the native call cannot be made (not Linux).
+     * @throws IOException if no descriptor of this process is that socket, or the native calls cannot be made
+     *                     (not Linux).
      */
     static TcpUnackedBytes of(final SocketChannel channel) throws IOException
     {
@@ -56,127 +54,105 @@ final class TcpUnackedBytes
         {
             throw new IOException("the channel is not connected");
         }
-        long inode = findInode(Path.of("/proc/self/net/tcp"), local, remote, false);
-        if (inode < 0)
-        {
-            inode = findInode(Path.of("/proc/self/net/tcp6"), local, remote, true);
-        }
-        if (inode < 0)
-        {
-            throw new IOException("no socket " + local + " -> " + remote + " in /proc/self/net/tcp or tcp6");
-        }
-        final int fd = findDescriptor(inode);
-        final TcpUnackedBytes result = new TcpUnackedBytes(fd);
         try
         {
+            final int fd = findDescriptor(local, remote);
+            final TcpUnackedBytes result = new TcpUnackedBytes(fd);
             if (result.unacked() < 0)
             {
                 throw new IOException("ioctl(SIOCOUTQ) failed on descriptor " + fd + ": errno " + Native.getLastError());
             }
+            return result;
         }
         catch (final UnsatisfiedLinkError | NoClassDefFoundError ex)
         {
-            throw new IOException("cannot call ioctl through JNA: " + ex, ex);
+            throw new IOException("cannot call libc through JNA: " + ex, ex);
         }
-        return result;
     }
 
     /** @return bytes written and not yet acked by the peer, or -1 if the call failed. */
     int unacked()
     {
-        if (LibC.ioctl(fd, SIOCOUTQ, outAddress) != 0)
+        if (LibC.ioctl(fd, SIOCOUTQ, out.addressOffset()) != 0)
         {
             return -1;
         }
-        return outView.getInt(0);
+        return out.getInt(0);
     }
 
-    /**
-     * @return the inode of the socket with these addresses in a {@code /proc/net/tcp}-format file, or -1.
-     */
-    static long findInode(final Path table, final InetSocketAddress local, final InetSocketAddress remote,
-        final boolean ipv6Table) throws IOException
+    private static int findDescriptor(final InetSocketAddress local, final InetSocketAddress remote) throws IOException
     {
-        if (!Files.isReadable(table))
-        {
-            return -1;
-        }
-        final String localKey = procAddress(local, ipv6Table);
-        final String remoteKey = procAddress(remote, ipv6Table);
-        if (localKey == null || remoteKey == null)
-        {
-            return -1;
-        }
-        final List<String> lines = Files.readAllLines(table);
-        for (int i = 1; i < lines.size(); i++)
-        {
-            final String[] fields = lines.get(i).trim().split("\\s+");
-            if (fields.length > 9 && fields[1].equalsIgnoreCase(localKey) && fields[2].equalsIgnoreCase(remoteKey))
-            {
-                return Long.parseLong(fields[9]);
-            }
-        }
-        return -1;
-    }
-
-    /**
-     * An address as {@code /proc/net/tcp} prints it: the address as 32-bit words in host byte order, each in
-     * hex, then {@code :} and the port in hex.
-     *
-     * @return the text, or null if the address cannot appear in that table.
-     */
-    static String procAddress(final InetSocketAddress address, final boolean ipv6Table)
-    {
-        final InetAddress ip = address.getAddress();
-        byte[] bytes = ip.getAddress();
-        if (ipv6Table && ip instanceof Inet4Address)
-        {
-            final byte[] mapped = new byte[16];
-            mapped[10] = (byte)0xff;
-            mapped[11] = (byte)0xff;
-            System.arraycopy(bytes, 0, mapped, 12, 4);
-            bytes = mapped;
-        }
-        else if (ipv6Table != (bytes.length == 16))
-        {
-            return null;
-        }
-        final StringBuilder text = new StringBuilder(bytes.length * 2 + 5);
-        for (int word = 0; word < bytes.length; word += 4)
-        {
-            for (int i = 0; i < 4; i++)
-            {
-                final int b = bytes[word + (LITTLE_ENDIAN ? 3 - i : i)];
-                text.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
-            }
-        }
-        return text.append(':').append(String.format("%04X", address.getPort())).toString();
-    }
-
-    private static int findDescriptor(final long inode) throws IOException
-    {
-        final String target = "socket:[" + inode + "]";
+        final UnsafeBuffer address = new UnsafeBuffer(BufferUtil.allocateDirectAligned(SOCKADDR_BYTES + 8, 8));
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd")))
         {
-            for (final Path fd : fds)
+            for (final Path entry : fds)
             {
+                final int fd;
                 try
                 {
-                    if (target.equals(Files.readSymbolicLink(fd).toString()))
+                    if (!Files.readSymbolicLink(entry).toString().startsWith("socket:["))
                     {
-                        return Integer.parseInt(fd.getFileName().toString());
+                        continue;
                     }
+                    fd = Integer.parseInt(entry.getFileName().toString());
                 }
-                catch (final IOException ex)
+                catch (final IOException | NumberFormatException ex)
                 {
-                    // closed meanwhile: not ours
+                    continue; // closed meanwhile, or not a descriptor
+                }
+                if (is(fd, true, local, address) && is(fd, false, remote, address))
+                {
+                    return fd;
                 }
             }
         }
-        throw new IOException("no descriptor of this process links to " + target);
+        throw new IOException("no descriptor of this process is the socket " + local + " -> " + remote);
     }
 
-    /** The one libc call; variadic in C, called with fixed integer arguments, which the Linux ABIs pass alike. */
+    /** @return true if the socket's local ({@code ownEnd}) or peer address is {@code expected}. */
+    private static boolean is(final int fd, final boolean ownEnd, final InetSocketAddress expected, final UnsafeBuffer address)
+    {
+        address.setMemory(0, SOCKADDR_BYTES + 8, (byte)0);
+        address.putInt(SOCKADDR_BYTES, SOCKADDR_BYTES);
+        final long sockaddr = address.addressOffset();
+        final int rc = ownEnd ? LibC.getsockname(fd, sockaddr, sockaddr + SOCKADDR_BYTES) :
+            LibC.getpeername(fd, sockaddr, sockaddr + SOCKADDR_BYTES);
+        if (rc != 0 || (address.getShort(2, ByteOrder.BIG_ENDIAN) & 0xFFFF) != expected.getPort())
+        {
+            return false;
+        }
+        final byte[] want = expected.getAddress().getAddress();
+        final int family = address.getShort(0, ByteOrder.nativeOrder());
+        if (family == AF_INET && want.length == 4)
+        {
+            return matches(address, 4, want, 0, 4);
+        }
+        if (family == AF_INET6 && want.length == 16)
+        {
+            return matches(address, 8, want, 0, 16);
+        }
+        if (family == AF_INET6 && want.length == 4)
+        {
+            // an IPv4 peer of a dual-stack socket: ::ffff:a.b.c.d
+            final byte[] mapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte)0xff, (byte)0xff};
+            return matches(address, 8, mapped, 0, 12) && matches(address, 20, want, 0, 4);
+        }
+        return false;
+    }
+
+    private static boolean matches(final UnsafeBuffer buffer, final int offset, final byte[] bytes, final int from, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            if (buffer.getByte(offset + i) != bytes[from + i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The libc calls; ioctl is variadic in C, called with fixed integer arguments, which the Linux ABIs pass alike. */
     private static final class LibC
     {
         static
@@ -185,5 +161,9 @@ final class TcpUnackedBytes
         }
 
         static native int ioctl(int fd, long request, long argp);
+
+        static native int getsockname(int fd, long addr, long addrLength);
+
+        static native int getpeername(int fd, long addr, long addrLength);
     }
 }

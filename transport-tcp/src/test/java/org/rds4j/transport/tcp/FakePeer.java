@@ -1,5 +1,7 @@
 package org.rds4j.transport.tcp;
 
+import org.rds4j.core.test.Await;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -533,6 +535,13 @@ final class FakePeer implements AutoCloseable
     void sendPing(final long seq, final int sport) throws IOException
     {
         sendData(seq, 0, sport, 0, 0, new byte[0]);
+    }
+
+    /** Waits until the other host's TCP has acked every byte this node wrote (its application may not have read them). */
+    void awaitAcked(final Duration timeout) throws IOException
+    {
+        final TcpUnackedBytes unacked = TcpUnackedBytes.of(channel);
+        Await.until(timeout, () -> unacked.unacked() == 0, () -> name + ": bytes not yet acked: " + unacked.unacked());
     }
 
     /** Writes bytes as they are. */

@@ -201,6 +201,41 @@ class KernelPeerTest
         assertEquals(0, counter("send_ack_only"));
     }
 
+    /**
+     * A kernel peer counts what TCP acked as delivered, so a path the stack drops on its own (here: reset by the
+     * abort hook, as after a failed write) must first take in what already arrived. The stack runs in INVOKER
+     * mode, so the frames sit acked but unread until the one duty cycle that aborts the path.
+     */
+    @Test
+    void framesTcpAckedBeforeADropAreDelivered() throws Exception
+    {
+        final InetAddress stackAddress = address(6, 10);
+        stack = RdsStack.open(RdsStackConfig.builder().name("kernel-drain").tcpPort(TCP_PORT)
+            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build());
+        final RdsSocket socket = stack.openSocket();
+        socket.bind(new InetSocketAddress(stackAddress, 5000));
+        socket.configureBlocking(false);
+        final FakePeer kernel = track(FakePeer.connect(address(6, 5), new InetSocketAddress(stackAddress, TCP_PORT), T));
+        kernel.sendCongestionMap(new byte[8192]);
+        Await.until(T, () -> stack.invoke() >= 0 && counter("conn_up") == 1, () -> stack.counters().toString());
+        final int count = 50;
+        for (int i = 1; i <= count; i++)
+        {
+            kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
+        }
+        kernel.awaitAcked(T);
+        ((TcpTransport)((org.rds4j.core.CoreStack)stack).transport("tcp")).abortConnections();
+        stack.invoke(); // the abort runs first in the cycle: the path is reset after it has been drained
+        assertEquals(1, counter("conn_reset"));
+        for (int i = 1; i <= count; i++)
+        {
+            final ByteBuffer buffer = ByteBuffer.allocate(100);
+            assertTrue(socket.receive(buffer) != null, "message " + i + " was lost with the path");
+            buffer.flip();
+            assertEquals("message " + i, new String(buffer.array(), 0, buffer.limit()));
+        }
+    }
+
     /** A peer that tells a generation (rds4j) is still acked only by RDS acks: TCP's acks release nothing. */
     @Test
     void aPeerWithAGenerationIsAckedOnlyByRdsAcks() throws Exception
