@@ -19,6 +19,11 @@
 #   RXE_VM_CACHE   cache dir (kernel, initrd, run dirs)  [$HOME/.cache/rxe-vm]
 #   RXE_VM_ACCEL   auto|kvm|tcg  (auto = kvm only if /dev/kvm usable AND the
 #                  CPU has vmx/svm, else tcg)              [auto]
+#   RXE_VM_TCG_THREAD single|multi: TCG runs the vCPUs in one host thread, or
+#                  one thread each (MTTCG). multi is faster, but JVMs in the
+#                  guest died now and then with SIGSEGV at the entry of JIT code
+#                  being patched (a translation racing the patch, it seems):
+#                  twice in about a dozen IB suite runs, once in CI [single]
 #   RXE_VM_MEM     guest RAM in MiB                        [4096]
 #   RXE_VM_CPUS    guest vCPUs                             [host nproc, max 4]
 #   RXE_VM_TIMEOUT seconds before the VM is killed         [3600]
@@ -156,7 +161,9 @@ case "$ACCEL" in
   kvm|tcg) ;;
   *) die "RXE_VM_ACCEL must be auto, kvm or tcg";;
 esac
-if [ "$ACCEL" = kvm ]; then ACCEL_OPTS=(-accel kvm -cpu host); else ACCEL_OPTS=(-accel tcg,thread=multi -cpu max); fi
+TCG_THREAD=${RXE_VM_TCG_THREAD:-single}
+case "$TCG_THREAD" in single|multi) ;; *) die "RXE_VM_TCG_THREAD must be single or multi";; esac
+if [ "$ACCEL" = kvm ]; then ACCEL_OPTS=(-accel kvm -cpu host); else ACCEL_OPTS=(-accel "tcg,thread=$TCG_THREAD" -cpu max); fi
 
 # ---------------------------------------------------------------- per-run dir
 mkdir -p "$CACHE/runs"

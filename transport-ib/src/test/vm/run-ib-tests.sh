@@ -38,6 +38,7 @@ JAVA=$(readlink -f "$(command -v java)")
 
 mkdir -p "$MODULE/target/ib-vm"
 cd "$MODULE/target/ib-vm"   # the guest may write only here
+rm -f hs_err_pid*.log
 start=$(date +%s.%N)
 set +e
 RXE_VM_TIMEOUT=${RXE_VM_TIMEOUT:-600} "$HARNESS" "set -e
@@ -59,5 +60,11 @@ fi
 exit \$rc" 2>&1 | tee smoke.log
 rc=${PIPESTATUS[0]}
 set -e
+# a JVM crash in the guest: its report stays in target/ib-vm; show the part that names the fault in the log
+for report in hs_err_pid*.log; do
+  [ -f "$report" ] || continue
+  echo "=== $report (JVM crash report, up to the process section)"
+  sed -n '1,/P R O C E S S/p' "$report" | head -200
+done | tee -a smoke.log
 echo "run-ib-tests: exit $rc, $(echo "$(date +%s.%N) - $start" | bc) s including the VM boot" | tee -a smoke.log
 exit "$rc"

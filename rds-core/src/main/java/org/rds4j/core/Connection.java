@@ -26,6 +26,11 @@ import java.nio.ByteBuffer;
  * one. An UP connection that receives no frame for the heartbeat interval queues a probe, which the peer
  * answers with a pong; no frame for the heartbeat timeout drops the connection (a silent or half-open peer).
  * <p>
+ * A peer whose handshake carries no generation is kernel RDS. Over TCP the kernel sends no RDS acks and counts
+ * what TCP acked as delivered; the connection asks its path to do the same ({@link TransportPath#reportTransportAcks}).
+ * Later connections to that peer skip the unsequenced probe, which would move the kernel's next expected
+ * sequence back to 1 and make it deliver retransmissions it already has.
+ * <p>
  * Agent thread only. Transports call {@link #onConnected}, {@link #onConnectFailed}, {@link #onPathDown},
  * {@link #onFrame}, {@link #fillTransmit} and {@link #onTransmitted}.
  */
@@ -54,6 +59,8 @@ public final class Connection
 
     private volatile ConnectionState state = ConnectionState.DOWN;
     private TransportPath path;
+    /** The first transport connection of this stack's life with the peer is up, or not yet made. */
+    private boolean firstSession = true;
     private long reconnectAtNs;
     private boolean reconnectWanted;
 
@@ -82,6 +89,8 @@ public final class Connection
     private int peerGeneration;
     private boolean probeDue;
     private boolean handshakeDone;
+    /** The peer's handshake carried no generation (kernel RDS) and the path counts transport acks as RDS acks. */
+    private boolean transportAcked;
     private long handshakeDeadlineNs;
     private long lastFrameReceivedNs;
     private long nextHeartbeatNs;
@@ -166,7 +175,11 @@ public final class Connection
         final long now = agent.nowNs();
         lastFrameReceivedNs = now;
         nextHeartbeatNs = now + agent.heartbeatIntervalNs;
-        handshakeDone = !transport.startsWithHandshake();
+        if (transportAcked && !newPath.reportTransportAcks(true))
+        {
+            transportAcked = false;
+        }
+        handshakeDone = !transport.startsWithHandshake() || transportAcked;
         probeDue = !handshakeDone;
         handshakeDeadlineNs = now + agent.config.connectTimeout().toNanos();
         // an ack may have been lost with the old connection: repeat it at once
@@ -234,6 +247,7 @@ public final class Connection
             LOG.info("{} down: {}", this, reason);
         }
         disconnect();
+        firstSession = false;
         counters.connReset.incrementOrdered();
         reconnectWanted = transport.initiatesReconnect(this);
         reconnectAtNs = agent.nowNs() + backoff.nextDelayNs();
@@ -688,10 +702,21 @@ public final class Connection
         {
             ackDeadlineNs = agent.nowNs() + agent.ackDelayNs;
         }
-        if (sequence < nextRxSequence && (flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
+        if ((flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
         {
-            counters.recvDropOldSeq.incrementOrdered();
-            return false;
+            if (sequence < nextRxSequence)
+            {
+                counters.recvDropOldSeq.incrementOrdered();
+                return false;
+            }
+            if (firstSession)
+            {
+                // a peer retransmits only what it sent on an earlier connection, and this stack had none with
+                // it: the frame was meant for an earlier process at this address (a kernel peer resends its
+                // unacked messages before it has seen the new generation)
+                counters.recvDropStale.incrementOrdered();
+                return false;
+            }
         }
         nextRxSequence = sequence + 1;
         return true;
@@ -719,10 +744,31 @@ public final class Connection
             }
             forgetOldIncarnation(previous, generation);
         }
+        if (state == ConnectionState.UP)
+        {
+            learnAckRule(generation);
+        }
         if (!handshakeDone && state == ConnectionState.UP)
         {
             handshakeDone = true;
             LOG.debug("{} handshake done, peer generation {}", this, Integer.toHexString(generation));
+        }
+    }
+
+    /**
+     * A handshake without a generation comes from kernel RDS, which over TCP sends no RDS acks: its delivery rule
+     * (what TCP acked is delivered) is applied if the path can tell. One with a generation comes from a peer
+     * that acks.
+     */
+    private void learnAckRule(final int generation)
+    {
+        final boolean noAcks = generation == 0;
+        if (noAcks != transportAcked && (path.reportTransportAcks(noAcks) || !noAcks))
+        {
+            transportAcked = noAcks;
+            LOG.info("{}: {}", this, noAcks ?
+                "the peer is kernel RDS (no generation in its handshake): messages count as delivered once the transport acked them" :
+                "the peer sends RDS acks");
         }
     }
 

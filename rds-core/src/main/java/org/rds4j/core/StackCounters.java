@@ -47,6 +47,8 @@ public final class StackCounters
     public final AtomicCounter recvDelivered;
     /** Retransmitted messages dropped as already received. */
     public final AtomicCounter recvDropOldSeq;
+    /** Retransmitted frames on a connection's first transport connection: sent to an earlier process at this address. */
+    public final AtomicCounter recvDropStale;
     /** Messages to a port with no socket (still acked). */
     public final AtomicCounter recvDropNoSock;
     /** Pings received from bound ports (probes from port 1 are counted in recv_probe). */
@@ -124,6 +126,7 @@ public final class StackCounters
         sendAckOnly = manager.newCounter("send_ack_only");
         recvDelivered = manager.newCounter("recv_delivered");
         recvDropOldSeq = manager.newCounter("recv_drop_old_seq");
+        recvDropStale = manager.newCounter("recv_drop_stale");
         recvDropNoSock = manager.newCounter("recv_drop_no_sock");
         recvPing = manager.newCounter("recv_ping");
         recvAckRequired = manager.newCounter("recv_ack_required");

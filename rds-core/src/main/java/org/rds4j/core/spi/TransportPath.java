@@ -14,6 +14,20 @@ public interface TransportPath
      */
     int transmit();
 
+    /**
+     * For a peer that sends no RDS acks (the kernel's rds_tcp, which counts what TCP acked as delivered):
+     * from now on, report each sequenced frame with {@link org.rds4j.core.Connection#onPeerAck} once the
+     * transport knows the peer's host has it; {@code false} stops the reports.
+     *
+     * @param on start or stop.
+     * @return true if the path reports them; false if the transport cannot tell (the connection then keeps
+     *         waiting for RDS acks).
+     */
+    default boolean reportTransportAcks(final boolean on)
+    {
+        return false;
+    }
+
     /** Closes the path without reporting it to the connection. Idempotent. */
     void close();
 }

@@ -744,8 +744,8 @@ public final class IbTransport implements Transport
             }
             else
             {
+                id.close(); // the QP first: nothing may land in the rings once they are freed
                 path.free();
-                id.close();
             }
         }
     }

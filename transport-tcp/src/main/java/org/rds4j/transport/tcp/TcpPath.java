@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +40,12 @@ final class TcpPath implements TransportPath
     private SelectionKey key;
     private boolean waitingForRoom;
     private boolean closed;
+    /** Set while the peer sends no RDS acks: TCP's acks stand in for them (kernel rds_tcp's rule). */
+    private TcpUnackedBytes unackedBytes;
+    private final TcpAckedFrames writtenFrames = new TcpAckedFrames();
+    private final int[] startPositions = new int[FRAMES_PER_WRITE];
+    /** Bytes written to the socket since it connected. */
+    private long bytesWritten;
 
     TcpPath(final Connection connection, final SocketChannel channel, final StackCounters counters)
     {
@@ -70,6 +77,10 @@ final class TcpPath implements TransportPath
             {
                 break;
             }
+            for (int f = 0; f < count; f++)
+            {
+                startPositions[f] = frames[f].position();
+            }
             try
             {
                 channel.write(frames, 0, count);
@@ -79,6 +90,7 @@ final class TcpPath implements TransportPath
                 fail("write failed: " + ex);
                 return done;
             }
+            recordWritten(count);
             final int completed = connection.onTransmitted(frames, count);
             done += completed;
             if (completed < count)
@@ -89,6 +101,78 @@ final class TcpPath implements TransportPath
             }
         }
         return done;
+    }
+
+    /** Counts what the write took and, while TCP acks stand in for RDS acks, records each finished sequenced frame. */
+    private void recordWritten(final int count)
+    {
+        for (int f = 0; f < count; f++)
+        {
+            final ByteBuffer frame = frames[f];
+            bytesWritten += frame.position() - startPositions[f];
+            if (frame.hasRemaining())
+            {
+                break;
+            }
+            if (unackedBytes != null)
+            {
+                final long raw = frame.getLong(0); // h_sequence, header at index 0
+                final long sequence = frame.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
+                if (sequence != 0)
+                {
+                    writtenFrames.onWritten(bytesWritten, sequence);
+                }
+            }
+        }
+    }
+
+    @Override
+    public boolean reportTransportAcks(final boolean on)
+    {
+        if (!on || closed)
+        {
+            unackedBytes = null;
+            return false;
+        }
+        if (unackedBytes == null)
+        {
+            try
+            {
+                unackedBytes = TcpUnackedBytes.of(channel);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                LOG.warn("{}: cannot read what TCP acked ({}); messages to this peer, which sends no RDS acks, " +
+                    "stay queued until the send buffer fills", connection, ex.getMessage());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * While TCP acks stand in for RDS acks: frames the peer's host has whole are acked to the connection.
+     *
+     * @return 1 if some were, else 0.
+     */
+    int pollTransportAcks()
+    {
+        if (unackedBytes == null || writtenFrames.size() == 0 || closed)
+        {
+            return 0;
+        }
+        final int unacked = unackedBytes.unacked();
+        if (unacked < 0)
+        {
+            return 0; // the socket is failing: the read or write that sees it reports it
+        }
+        final long sequence = writtenFrames.ackedUpTo(bytesWritten - unacked);
+        if (sequence == 0)
+        {
+            return 0;
+        }
+        connection.onPeerAck(sequence);
+        return 1;
     }
 
     /** The socket has room again after a partial write. */
@@ -225,6 +309,7 @@ final class TcpPath implements TransportPath
             return;
         }
         closed = true;
+        unackedBytes = null;
         if (key != null)
         {
             key.cancel();

@@ -402,6 +402,10 @@ public final class TcpTransport implements Transport
         }
         if (!paths.isEmpty())
         {
+            for (int i = 0; i < paths.size(); i++)
+            {
+                work += paths.get(i).pollTransportAcks();
+            }
             if (nowNs - lastFrameCheckNs >= FRAME_CHECK_INTERVAL_NS)
             {
                 lastFrameCheckNs = nowNs;

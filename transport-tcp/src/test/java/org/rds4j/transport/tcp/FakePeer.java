@@ -292,6 +292,17 @@ final class FakePeer implements AutoCloseable
         sendRaw(withHandshakeExtensions(header(0, 0, 0, 0, 1, 0, 0, 0), generation));
     }
 
+    /**
+     * Answers a handshake probe as the Linux 6.1 kernel does: a sequenced pong to port 1 whose only extension is
+     * NPATHS 8 (the kernel's header has room for one extension where it tries to add two, so GEN_NUM is lost).
+     */
+    void sendKernelPong(final long seq) throws IOException
+    {
+        final byte[] pong = header(seq, 0, 0, 0, 1, 0, 0, 0);
+        ByteBuffer.wrap(pong).put(32, (byte)5).putShort(33, (short)8);
+        sendRaw(pong);
+    }
+
     /** Puts NPATHS 1 then GEN_NUM into a header's extension space, as rds4j and newer kernels lay them out. */
     static byte[] withHandshakeExtensions(final byte[] header, final int generation)
     {
