@@ -44,6 +44,7 @@ import org.rds4j.TransportType;
  *                                                                 messages from each source
  *   send RUN COUNT MAXSIZE BIGEVERY LPORTS DESTS       OK        a sender thread per local port, COUNT messages to each dest
  *   recvwait STALL_S MAX_S                              RECV ...  until every expected message is in, no progress for STALL_S, or MAX_S
+ *                                                                 (gaps=EPOCH_MS:LOST,... each gap found)
  *   sendwait MAX_S                                      SENT ...  until the senders are done
  *   stop                                                OK        interrupts the senders
  *   progress                                            PROGRESS got=N want=N
@@ -206,6 +207,8 @@ public final class InteropDriver
     static final AtomicLong unexpected = new AtomicLong();
     static volatile long lastProgressNs = System.nanoTime();
     static final List<String> firstErrors = new ArrayList<>();
+    /** Each gap found: when (epoch ms) and how many messages it lacks. */
+    static final List<String> gaps = new ArrayList<>();
 
     static void error(final String what)
     {
@@ -361,6 +364,10 @@ public final class InteropDriver
             {
                 final int idx = m.getInt(4);
                 lost.addAndGet(idx - p.next);
+                synchronized (gaps)
+                {
+                    gaps.add(System.currentTimeMillis() + ":" + (idx - p.next));
+                }
                 error(where + "gap of " + (idx - p.next) + ": " + bad);
                 p.next = idx;
                 onMessage(from, m);
@@ -541,9 +548,14 @@ public final class InteropDriver
                         {
                             first = firstErrors.isEmpty() ? "-" : String.join(" | ", firstErrors);
                         }
+                        String gapList;
+                        synchronized (gaps)
+                        {
+                            gapList = gaps.isEmpty() ? "-" : String.join(",", gaps);
+                        }
                         OUT.printf("RECV done=%b got=%d want=%d bytes=%d lost=%d dup=%d stale=%d corrupt=%d unexpected=%d " +
-                                "secs=%.2f first=%s%n", done, p[0], p[1], gotBytes.get(), lost.get(), dup.get(), stale.get(),
-                            corrupt.get(), unexpected.get(), (System.nanoTime() - start) / 1e9, first);
+                                "secs=%.2f gaps=%s first=%s%n", done, p[0], p[1], gotBytes.get(), lost.get(), dup.get(),
+                            stale.get(), corrupt.get(), unexpected.get(), (System.nanoTime() - start) / 1e9, gapList, first);
                         break;
                     }
                     case "progress":
@@ -665,6 +677,10 @@ public final class InteropDriver
         synchronized (firstErrors)
         {
             firstErrors.clear();
+        }
+        synchronized (gaps)
+        {
+            gaps.clear();
         }
     }
 

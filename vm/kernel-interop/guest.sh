@@ -30,8 +30,10 @@ T0=$SECONDS
 ip netns exec $K timeout 900 $PY -u "$DIR/kernel_peer.py" suite --java "$JAVA" --classpath "$JAR:$DIR/classes" \
   --dir "$DIR" $MODE || rc=1
 echo "  (suite: $((SECONDS - T0)) s)"
-grep -q "handshake done" "$DIR/rds4j.log" && echo "PASS handshake: rds4j completed its handshake with the kernel ($(grep -m1 -o 'handshake done.*' "$DIR/rds4j.log"))" \
-  || { echo "FAIL handshake: no 'handshake done' in the rds4j log"; rc=1; }
+# the handshake: the kernel's probe or pong answers rds4j's, and carries no generation, so rds4j knows it is kernel RDS
+if grep -q "handshake done" "$DIR/rds4j.log" && grep -q "the peer is kernel RDS" "$DIR/rds4j.log"; then
+  echo "PASS handshake: rds4j completed its handshake with the kernel and recognised it ($(grep -m1 -o 'the peer is kernel RDS[^:]*' "$DIR/rds4j.log"))"
+else echo "FAIL handshake: the rds4j log lacks 'handshake done' or 'the peer is kernel RDS'"; rc=1; fi
 # rds4j's ping tool against the kernel (rds4j is the higher address: it pokes and the kernel connects back)
 RDS="$JAVA -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=debug -jar $JAR"
 ip netns exec $J timeout 120 $RDS ping 10.88.0.1 -c 5 --timeout 10000 -I 10.88.0.2 --tcp-port 16386 > "$DIR/ping.log" 2>&1

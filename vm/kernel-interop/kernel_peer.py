@@ -16,6 +16,7 @@ receiver knows which message comes next from each sender and compares the whole 
 classified as stale (another run), duplicate (an earlier idx), gap (a later idx: messages lost) or corrupt.
 """
 import argparse
+import datetime
 import errno
 import os
 import queue
@@ -160,8 +161,12 @@ class KSock:
         self.pongs = queue.Queue()
         self.closed = False
         self.buf = bytearray((1 << 20) + 1)
+        self.cond = threading.Condition()
+        self.hold = self.parked = False
+        self.thread = None
         if reader:
-            threading.Thread(target=self.run, daemon=True).start()
+            self.thread = threading.Thread(target=self.run, daemon=True)
+            self.thread.start()
 
     def expect(self, source, pair):
         with self.lock:
@@ -172,11 +177,45 @@ class KSock:
             return sum(p.next for p in self.pairs.values()), sum(p.count for p in self.pairs.values())
 
     def close(self):
+        """Closes the socket; returns once the receiver thread has let go of it (until then the kernel socket
+        lives on, and rds_tcp cannot be unloaded)."""
         self.closed = True
+        self.resume()
         self.s.close()
+        if self.thread:
+            self.thread.join(5)
+
+    def pause(self):
+        """Stops the receiver thread between two messages (returns once it has stopped)."""
+        with self.cond:
+            self.hold = True
+            return self.cond.wait_for(lambda: self.parked or self.closed, timeout=5)
+
+    def resume(self):
+        with self.cond:
+            self.hold = False
+            self.cond.notify_all()
+
+    def drain_queued(self):
+        """With the receiver paused: reads and checks every message the kernel socket has queued."""
+        got = 0
+        while True:
+            try:
+                n, sender = self.s.recvfrom_into(self.buf, 0, socket.MSG_DONTWAIT)
+            except (TimeoutError, socket.timeout, BlockingIOError):
+                return got
+            self.on_message(sender, bytes(self.buf[:n]))
+            got += 1
 
     def run(self):
         while not self.closed:
+            if self.hold:
+                with self.cond:
+                    while self.hold and not self.closed:
+                        self.parked = True
+                        self.cond.notify_all()
+                        self.cond.wait(1)
+                    self.parked = False
             try:
                 n, sender = self.s.recvfrom_into(self.buf)
             except (TimeoutError, socket.timeout):
@@ -420,6 +459,23 @@ def unacked_to_kernel(java):
     return -1, r["line"]
 
 
+def rds4j_downs(log):
+    """(epoch s, reason) of every 'down' or 'dropped' line of the rds4j log (its dates carry the zone)."""
+    out = []
+    try:
+        with open(log) as f:
+            for line in f:
+                if "] down: " in line or "] dropped: " in line:
+                    try:
+                        t = datetime.datetime.strptime(" ".join(line.split()[:3]), "%Y-%m-%d %H:%M:%S.%f %z").timestamp()
+                    except ValueError:
+                        continue
+                    out.append((t, line.split("] ", 2)[-1].strip()))
+    except OSError:
+        pass
+    return out
+
+
 def wait_until(cond, timeout, step=0.05):
     end = time.time() + timeout
     while True:
@@ -521,10 +577,6 @@ class Suite:
         # the kernel's rule: what TCP has acked is delivered; rds4j must not keep it for retransmission
         n, c = wait_until(lambda: (lambda u: u if u[0] == 0 else None)(unacked_to_kernel(self.java)), 10, 0.2) \
             or unacked_to_kernel(self.java)
-        if self.smoke:  # the smoke run's send buffer holds everything: what rds4j keeps is measured, not checked
-            info("delivery-rule (not checked with --smoke): rds4j holds %d messages for retransmission to the kernel "
-                 "(%s)" % (n, c))
-            return
         report(n == 0, "delivery-rule",
                "messages rds4j still holds for retransmission to the kernel 10 s after the kernel received all of "
                "them: %d (%s); the kernel sends no RDS acks, so only its TCP acks can release them" % (n, c))
@@ -648,17 +700,25 @@ class Suite:
         # the old process's connection is gone once the kernel has seen the reset: nothing of it can arrive later
         gone = wait_until(lambda: not tcp_connections(), 30)
         gone_s = time.time() - killed_at
+        # what the kernel received from the old process may still wait in its sockets' queues: read it all
+        # before the new process starts, then expect only the new run
+        for ks in self.kstream:
+            ks.pause()
+        queued = sum(ks.drain_queued() for ks in self.kstream)
         a_received = progress(self.kstream)[0]
         a_bad, a_first = STATS.bad(), STATS.first()
         STATS.reset()
         expect_all(self.kstream, run_b, count_b, mx, 0, [(J_IP, p) for p in self.jports])
+        for ks in self.kstream:
+            ks.resume()
         t_start = time.time()
         ready = self.start_java()
         java = self.java
         restart_s = time.time() - killed_at
         info("restart-rds4j: kernel TCP send queue empty before the kill: %s; rds4j->kernel streaming at the kill: %s; "
-             "the kernel saw the old connection go %.1f s after the kill (%s); the new JVM took %.1f s to bind"
-             % (bool(acked), bool(streaming), gone_s, "yes" if gone else "NOT", time.time() - t_start))
+             "the kernel saw the old connection go %.1f s after the kill (%s), %d messages of the old process were "
+             "then still queued in the kernel sockets; the new JVM took %.1f s to bind"
+             % (bool(acked), bool(streaming), gone_s, "yes" if gone else "NOT", queued, time.time() - t_start))
         java.cmd("expect %x %d %d 0 %s %s" % (run_b, count_b, mx, ports, addr_list(K_IP, self.kports)))
         senders = [Sender(ks, run_b, count_b, mx, 0, [(J_IP, p) for p in self.jports], 30) for ks in self.kstream]
         java.cmd("send %x %d %d 0 %s %s" % (run_b, count_b, mx, ports, addr_list(K_IP, self.kports)))
@@ -668,8 +728,9 @@ class Suite:
         ok = (java_ok(k2j_a) and a_bad == 0 and ready.get("_") == "READY" and java_ok(k2j) and num(k2j, "got") == want
               and j2k[0] and j2k[1] == want and STATS.bad() == 0)
         report(ok, "restart-rds4j",
-               "before: kernel->rds4j %s/%d delivered (%s), rds4j->kernel %d delivered in order when rds4j was killed "
-               "(SIGKILL) mid-stream, %d by the time the kernel saw the connection reset, errors %d (%s); a new rds4j "
+               "before: kernel->rds4j %s/%d delivered (%s), rds4j->kernel %d read by the kernel's application when rds4j "
+               "was killed (SIGKILL) mid-stream, %d in order once the kernel had seen the reset and its sockets were read "
+               "empty, errors %d (%s); a new rds4j "
                "process at %s was ready %.1f s after the kill; after: kernel->rds4j %s/%d, rds4j->kernel %d/%d, in "
                "order and byte-exact; messages of the old run delivered after the restart: to rds4j %s (+%s from "
                "unknown senders), to the kernel %d; errors rds4j %s, kernel %d (%s)"
@@ -688,6 +749,8 @@ class Suite:
             or unacked_to_kernel(java)
         resets = num(java.cmd("counters"), "conn_reset")
         self.close_kernel()
+        # a closed socket goes away when no thread is inside a call on it any more: wait for no user of rds_tcp
+        wait_until(lambda: open("/sys/module/rds_tcp/refcnt").read().strip() == "0", 10)
         rc1, out1 = sh("rmmod", "rds_tcp")
         rc2, out2 = sh("modprobe", "rds_tcp")
         self.open_kernel()
@@ -721,7 +784,7 @@ class Suite:
                    ("ss -K in the kernel namespace", ["ss", "-K", "-Htn", "state", "established", "dst", J_IP]),
                    ("sysctl net.rds.tcp.rds_tcp_sndbuf=2097152", None)]
         want_total = 2 * 9 * count
-        log = []
+        log, times = [], []
         before = num(java.cmd("counters"), "conn_reset")
 
         def during():
@@ -733,6 +796,7 @@ class Suite:
                 if not wait_until(reached, 60, 0.05):
                     log.append("%s: not done, the streams stalled below %d messages" % (what, goal))
                     return log
+                times.append(time.time())
                 if cmd:
                     rc, out = sh(*cmd)
                     killed = len([l for l in out.splitlines() if l.strip()])
@@ -749,6 +813,16 @@ class Suite:
 
         k2j, j2k, senders, sent, _, secs = self.streams("reset", new_run(), count, mx, big, 30, 300, during)
         after = num(java.cmd("counters"), "conn_reset")
+        # each reset: what rds4j logged when its connection went down, and the kernel->rds4j messages found
+        # missing after it (a gap is found when the first message after it arrives)
+        downs = rds4j_downs(os.path.join(self.a.dir, "rds4j.log"))
+        gaps = [(int(g.split(":")[0]) / 1e3, int(g.split(":")[1])) for g in k2j.get("gaps", "-").split(",") if ":" in g]
+        for i, t in enumerate(times):
+            end = times[i + 1] if i + 1 < len(times) else float("inf")
+            why = [d for (u, d) in downs if t <= u < end]
+            lost = sum(n for (u, n) in gaps if t <= u < end)
+            info("reset %d, %s: rds4j logged %s; kernel->rds4j messages lost after it: %d"
+                 % (i + 1, actions[i][0], "; ".join("'" + d + "'" for d in why) or "nothing", lost))
         done = [l for l in log if "killed" in l or "written" in l]
         killed_ok = all(("rc 0, 1 socket" in l) for l in log if "killed" in l)
         self.stream_lines("reset", count, mx, k2j, j2k, senders, sent, secs)
@@ -766,9 +840,10 @@ class Suite:
             report(False, "start", "the rds4j driver did not start: %s" % ready["line"])
             return 1
         self.open_kernel()
-        steps = [self.check_streams, self.check_pings, self.check_congestion_j2k, self.check_congestion_k2j]
+        steps = [self.check_streams, self.check_pings, self.check_congestion_j2k, self.check_congestion_k2j,
+                 self.check_restart_kernel]
         if not self.smoke:
-            steps += [self.check_restart_rds4j, self.check_restart_kernel, self.check_resets]
+            steps += [self.check_restart_rds4j, self.check_resets]
         for step in steps:
             t0 = time.time()
             try:
@@ -792,11 +867,12 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--smoke", action="store_true")
     a = ap.parse_args()
-    # smoke: the rds4j send buffer holds everything it sends, so the smoke run does not depend on how rds4j
-    # learns that the kernel has its messages (the kernel sends no RDS acks)
-    sndbuf = (32 << 20) if a.smoke else (2 << 20)
+    # the rds4j sockets' send buffer: 2 MiB, far less than a stream, so the streams need rds4j to release what
+    # the kernel has (the kernel sends no RDS acks: what its TCP acked counts as delivered)
+    sndbuf = 2 << 20
     a.java_cmd = [a.java, "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
-                  "-Dorg.slf4j.simpleLogger.showDateTime=true", "-cp", a.classpath, "InteropDriver",
+                  "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                  "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss.SSS Z", "-cp", a.classpath, "InteropDriver",
                   "--local", J_IP, "--tcp-port", str(TCP_PORT_J), "--block", os.path.join(a.dir, "block.bin"),
                   "--sndbuf", str(sndbuf)]
     for p in (5000, 5001, 5002, 5011, 5012, 5020):
