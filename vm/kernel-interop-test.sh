@@ -14,7 +14,12 @@
 # check passed.
 set -uo pipefail
 MODE=
-case "${1:-}" in --smoke) MODE=--smoke;; "") ;; *) echo "usage: $0 [--smoke]" >&2; exit 2;; esac
+case "${1:-}" in
+  --smoke) MODE=--smoke;;
+  --checks) MODE="--checks ${2:?}";;  # only the named checks of kernel_peer.py (streams, resets, ...): for work on one
+  "") ;;
+  *) echo "usage: $0 [--smoke | --checks NAME,...]" >&2; exit 2;;
+esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 JAR=$ROOT/samples/target/rds.jar
 [ -f "$JAR" ] || (cd "$ROOT" && mvn -B -q -ntp -pl samples -am package -DskipTests) || { echo "FAIL: build"; exit 1; }

@@ -44,7 +44,8 @@ import org.rds4j.TransportType;
  *                                                                 messages from each source
  *   send RUN COUNT MAXSIZE BIGEVERY LPORTS DESTS       OK        a sender thread per local port, COUNT messages to each dest
  *   recvwait STALL_S MAX_S                              RECV ...  until every expected message is in, no progress for STALL_S, or MAX_S
- *                                                                 (gaps=EPOCH_MS:LOST,... each gap found)
+ *                                                                 (gaps=EPOCH_MS:LOST:SPORT:DPORT:FIRST_MISSING_IDX,...;
+ *                                                                 missing=SPORT:DPORT:NEXT_IDX:COUNT,... the pairs not complete)
  *   sendwait MAX_S                                      SENT ...  until the senders are done
  *   stop                                                OK        interrupts the senders
  *   progress                                            PROGRESS got=N want=N
@@ -207,7 +208,7 @@ public final class InteropDriver
     static final AtomicLong unexpected = new AtomicLong();
     static volatile long lastProgressNs = System.nanoTime();
     static final List<String> firstErrors = new ArrayList<>();
-    /** Each gap found: when (epoch ms) and how many messages it lacks. */
+    /** Each gap found: when (epoch ms), how many messages it lacks, sport, dport, the first missing idx. */
     static final List<String> gaps = new ArrayList<>();
 
     static void error(final String what)
@@ -255,6 +256,19 @@ public final class InteropDriver
         synchronized void clear()
         {
             pairs.clear();
+        }
+
+        /** The pairs not complete: SPORT:DPORT:NEXT_IDX:COUNT each. */
+        synchronized void missing(final List<String> out)
+        {
+            for (final Map.Entry<InetSocketAddress, Pair> e : pairs.entrySet())
+            {
+                final Pair p = e.getValue();
+                if (p.next < p.count)
+                {
+                    out.add(e.getKey().getPort() + ":" + port + ":" + p.next + ":" + p.count);
+                }
+            }
         }
 
         synchronized long[] progress()
@@ -366,7 +380,7 @@ public final class InteropDriver
                 lost.addAndGet(idx - p.next);
                 synchronized (gaps)
                 {
-                    gaps.add(System.currentTimeMillis() + ":" + (idx - p.next));
+                    gaps.add(System.currentTimeMillis() + ":" + (idx - p.next) + ":" + from.getPort() + ":" + port + ":" + p.next);
                 }
                 error(where + "gap of " + (idx - p.next) + ": " + bad);
                 p.next = idx;
@@ -553,9 +567,15 @@ public final class InteropDriver
                         {
                             gapList = gaps.isEmpty() ? "-" : String.join(",", gaps);
                         }
+                        final List<String> missing = new ArrayList<>();
+                        for (final Receiver r : receivers.values())
+                        {
+                            r.missing(missing);
+                        }
                         OUT.printf("RECV done=%b got=%d want=%d bytes=%d lost=%d dup=%d stale=%d corrupt=%d unexpected=%d " +
-                                "secs=%.2f gaps=%s first=%s%n", done, p[0], p[1], gotBytes.get(), lost.get(), dup.get(),
-                            stale.get(), corrupt.get(), unexpected.get(), (System.nanoTime() - start) / 1e9, gapList, first);
+                                "secs=%.2f gaps=%s missing=%s first=%s%n", done, p[0], p[1], gotBytes.get(), lost.get(),
+                            dup.get(), stale.get(), corrupt.get(), unexpected.get(), (System.nanoTime() - start) / 1e9,
+                            gapList, missing.isEmpty() ? "-" : String.join(",", missing), first);
                         break;
                     }
                     case "progress":

@@ -5,9 +5,9 @@
 # behind nftables: incoming 16385 is redirected to 16386, and rds4j's outgoing connects to 16386 are sent to
 # the kernel's 16385. kernel_peer.py (in K) runs the suite and starts InteropDriver (in J) itself; then the
 # `rds ping` tool pings the kernel.
-#   usage: guest.sh JAVA RDS_JAR DIR [--smoke]
+#   usage: guest.sh JAVA RDS_JAR DIR [--smoke | --checks NAME,...]
 set -uo pipefail
-JAVA=$1 JAR=$2 DIR=$3 MODE=${4:-}
+JAVA=$1 JAR=$2 DIR=$3; shift 3; MODE=$*
 K=rds4j-kernel J=rds4j-java
 fail() { echo "FAIL setup: $*"; exit 1; }
 echo "guest kernel $(uname -r), $(nproc) CPUs"

@@ -20,6 +20,7 @@ import datetime
 import errno
 import os
 import queue
+import signal
 import random
 import socket
 import struct
@@ -300,6 +301,7 @@ class Sender(threading.Thread):
         super().__init__(daemon=True)
         self.ks, self.run_id, self.count, self.mx, self.big, self.dests, self.stall = ks, run, count, mx, big, dests, stall
         self.sent = self.bytes = self.enobufs = 0
+        self.sent_at = {d[1]: [] for d in dests}  # per destination port: when each idx was handed to the kernel
         self.error = None
         self.stop = threading.Event()
         self.start()
@@ -329,6 +331,7 @@ class Sender(threading.Thread):
                         self.error = "%d->%s idx %d: no send possible for %d s" % (self.ks.port, dest, idx, self.stall)
                         return
                 last = time.time()
+                self.sent_at[dest[1]].append(last)
                 self.sent += 1
                 self.bytes += n
 
@@ -444,10 +447,37 @@ def sh(*cmd):
     return r.returncode, r.stdout
 
 
+def unread_in_rds4j(pid):
+    """Bytes TCP has received for rds4j (process pid) from the kernel node and rds4j has not read yet: the
+    rx_queue of its established connections to K_IP in /proc/PID/net/tcp and tcp6 (that process's namespace;
+    the JVM's sockets are IPv6 ones with IPv4-mapped addresses, ::ffff:a.b.c.d, whose last word is the IPv4)."""
+    peer = "%02X%02X%02X%02X" % tuple(reversed([int(x) for x in K_IP.split(".")]))
+    total = 0
+    for table in ("tcp", "tcp6"):
+        try:
+            with open("/proc/%d/net/%s" % (pid, table)) as f:
+                for line in f.readlines()[1:]:
+                    fields = line.split()
+                    if fields[2].split(":")[0].endswith(peer) and fields[3] == "01":
+                        total += int(fields[4].split(":")[1], 16)
+        except OSError:
+            return -1
+    return total
+
+
 def tcp_connections():
     """Established TCP connections between the two nodes, seen from the kernel namespace."""
     _, out = sh("ss", "-Htn", "state", "established", "dst", J_IP)
     return [l for l in out.splitlines() if l.strip()]
+
+
+def java_state(java):
+    """The state of rds4j's connection to the kernel node (UP, DOWN, CONNECTING), or None."""
+    for c in java.cmd("conns", 10)["line"].split()[1:]:
+        f = c.split(":")
+        if f[0] == "%s>%s" % (J_IP, K_IP):
+            return f[2]
+    return None
 
 
 def unacked_to_kernel(java):
@@ -474,6 +504,10 @@ def rds4j_downs(log):
     except OSError:
         pass
     return out
+
+
+def utc(t):
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
 
 
 def wait_until(cond, timeout, step=0.05):
@@ -775,56 +809,97 @@ class Suite:
     def check_resets(self):
         java = self.java
         count, mx, big = 300, 256 << 10, 50
-        actions = [("ss -K in the kernel namespace", ["ss", "-K", "-Htn", "state", "established", "dst", J_IP]),
-                   ("ss -K in the rds4j namespace", ["ip", "netns", "exec", J_NS, "ss", "-K", "-Htn", "state",
-                                                     "established", "dst", K_IP]),
-                   ("sysctl net.rds.tcp.rds_tcp_sndbuf=4194304", None),
-                   ("ss -K in the rds4j namespace", ["ip", "netns", "exec", J_NS, "ss", "-K", "-Htn", "state",
-                                                     "established", "dst", K_IP]),
-                   ("ss -K in the kernel namespace", ["ss", "-K", "-Htn", "state", "established", "dst", J_IP]),
-                   ("sysctl net.rds.tcp.rds_tcp_sndbuf=2097152", None)]
-        want_total = 2 * 9 * count
+        kill_k = ["ss", "-K", "-Htn", "state", "established", "dst", J_IP]
+        kill_j = ["ip", "netns", "exec", J_NS] + kill_k[:-1] + [K_IP]
+        # (what, command or sysctl value, with the rds4j process stopped around the reset)
+        actions = [("ss -K in the kernel namespace", kill_k, False),
+                   ("ss -K in the rds4j namespace", kill_j, False),
+                   ("sysctl net.rds.tcp.rds_tcp_sndbuf=4194304", "4194304", False),
+                   ("ss -K in the rds4j namespace", kill_j, True),
+                   ("ss -K in the kernel namespace", kill_k, True),
+                   ("sysctl net.rds.tcp.rds_tcp_sndbuf=2097152", "2097152", True)]
+        want_total = 2 * 9 * count  # both directions
         log, times = [], []
         before = num(java.cmd("counters"), "conn_reset")
 
         def during():
-            for i, (what, cmd) in enumerate(actions):
-                goal = want_total * (i + 1) // (len(actions) + 1)
+            pid = java.p.pid
+            for i, (what, cmd, paused) in enumerate(actions):
+                # reset i once each direction has received i/7 of its stream: both are streaming at every reset
+                goal = want_total // 2 * (i + 1) // (len(actions) + 1)
 
                 def reached():
-                    return progress(self.kstream)[0] + num(java.cmd("progress", 10), "got", 0) >= goal
+                    # progress alone is not enough: the receivers may still be reading what arrived before a reset
+                    return (progress(self.kstream)[0] >= goal and num(java.cmd("progress", 10), "got", 0) >= goal and
+                            java_state(java) == "UP" and tcp_connections())
                 if not wait_until(reached, 60, 0.05):
                     log.append("%s: not done, the streams stalled below %d messages" % (what, goal))
                     return log
+                if paused:
+                    # as in a long GC pause: rds4j reads nothing while its TCP keeps acking what arrives
+                    os.kill(pid, signal.SIGSTOP)
+                    what += " while rds4j was stopped (SIGSTOP)"
+                # the hard case: TCP has acked bytes rds4j has not read (the kernel counts them as delivered): wait
+                # up to 1 s for 256 KiB of them
+                unread = wait_until(lambda: (lambda u: u if u >= 256 << 10 else None)(unread_in_rds4j(pid)), 1, 0.005) \
+                    or unread_in_rds4j(pid)
+                what = "%s, %d B unread by rds4j" % (what, unread)
                 times.append(time.time())
-                if cmd:
+                if isinstance(cmd, list):
                     rc, out = sh(*cmd)
-                    killed = len([l for l in out.splitlines() if l.strip()])
-                    log.append("%s at %d: rc %d, %d socket(s) killed" % (what, goal, rc, killed))
+                    lines = [l for l in out.splitlines() if l.strip()]
+                    # ss prints each socket it killed: Recv-Q Send-Q local peer (the queues at the kill)
+                    queues = ", ".join("Recv-Q %s Send-Q %s" % tuple(l.split()[:2]) for l in lines)
+                    done = "rc %d, %d socket(s) killed (%s)" % (rc, len(lines), queues)
                 else:
-                    value = what.split("=")[1]
                     try:
                         with open("/proc/sys/net/rds/tcp/rds_tcp_sndbuf", "w") as f:
-                            f.write(value)
-                        log.append("%s at %d: written" % (what, goal))
+                            f.write(cmd)
+                        done = "written"
                     except OSError as e:
-                        log.append("%s at %d: %s" % (what, goal, e))
+                        done = str(e)
+                if paused:
+                    # the kernel connects again at once: let its new connection be accepted by TCP (and carry data)
+                    # before rds4j runs again
+                    again = wait_until(lambda: tcp_connections(), 2, 0.01)
+                    os.kill(pid, signal.SIGCONT)
+                    done += "; the kernel had connected again before SIGCONT: %s" % ("yes" if again else "no")
+                log.append("%s, at %d (%s UTC): %s" % (what, goal, utc(times[-1]), done))
             return log
 
         k2j, j2k, senders, sent, _, secs = self.streams("reset", new_run(), count, mx, big, 30, 300, during)
         after = num(java.cmd("counters"), "conn_reset")
-        # each reset: what rds4j logged when its connection went down, and the kernel->rds4j messages found
-        # missing after it (a gap is found when the first message after it arrives)
+        # each reset: what rds4j logged when its connection went down, and the kernel->rds4j messages lost in
+        # it: a gap belongs to the first reset after the kernel sent its first missing message
         downs = rds4j_downs(os.path.join(self.a.dir, "rds4j.log"))
-        gaps = [(int(g.split(":")[0]) / 1e3, int(g.split(":")[1])) for g in k2j.get("gaps", "-").split(",") if ":" in g]
+        # (a gap: messages missing before one that arrived; missing: the end of a stream that never arrived)
+        sent_at = {(s.ks.port, d): at for s in senders for d, at in s.sent_at.items()}
+        lost, tail = [0] * (len(times) + 1), [0] * (len(times) + 1)
+
+        def reset_of(sport, dport, idx):
+            at = sent_at.get((sport, dport), [])
+            t = at[idx] if idx < len(at) else float("inf")
+            return sum(1 for u in times if u < t)  # 0: the first reset, len(times): after the last
+        for g in k2j.get("gaps", "-").split(","):
+            f = g.split(":")
+            if len(f) == 5:
+                lost[reset_of(int(f[2]), int(f[3]), int(f[4]))] += int(f[1])
+        for m in k2j.get("missing", "-").split(","):
+            f = m.split(":")
+            if len(f) == 4:
+                tail[reset_of(int(f[0]), int(f[1]), int(f[2]))] += int(f[3]) - int(f[2])
         for i, t in enumerate(times):
             end = times[i + 1] if i + 1 < len(times) else float("inf")
             why = [d for (u, d) in downs if t <= u < end]
-            lost = sum(n for (u, n) in gaps if t <= u < end)
-            info("reset %d, %s: rds4j logged %s; kernel->rds4j messages lost after it: %d"
-                 % (i + 1, actions[i][0], "; ".join("'" + d + "'" for d in why) or "nothing", lost))
+            info("reset %d, %s: rds4j logged %s; kernel->rds4j messages sent before it and lost: %d, and %d more at "
+                 "the end of their streams that never arrived"
+                 % (i + 1, log[i] if i < len(log) else actions[i][0], "; ".join("'" + d + "'" for d in why) or "nothing",
+                    lost[i], tail[i]))
+        if lost[-1] or tail[-1]:
+            info("kernel->rds4j messages sent after the last reset and lost: %d, never arrived: %d" % (lost[-1], tail[-1]))
         done = [l for l in log if "killed" in l or "written" in l]
-        killed_ok = all(("rc 0, 1 socket" in l) for l in log if "killed" in l)
+        killed_ok = all((": rc 0, 1 socket" in l) for l in log if "killed" in l) and \
+            all(l.endswith("written") or "written;" in l for l in log if "sysctl" in l)
         self.stream_lines("reset", count, mx, k2j, j2k, senders, sent, secs)
         report(len(done) == len(actions) and killed_ok and after - before >= len(actions), "reset-actions",
                "%d of %d resets done during the streams, rds4j counted %d connection resets: %s"
@@ -844,6 +919,8 @@ class Suite:
                  self.check_restart_kernel]
         if not self.smoke:
             steps += [self.check_restart_rds4j, self.check_resets]
+        if self.a.checks:  # a subset, by name (streams, pings, congestion_j2k, ...): for work on one check
+            steps = [getattr(self, "check_" + c) for c in self.a.checks.split(",")]
         for step in steps:
             t0 = time.time()
             try:
@@ -866,6 +943,7 @@ def main():
     ap.add_argument("--classpath", required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--checks", help="only these checks, comma-separated (e.g. resets,restart_rds4j)")
     a = ap.parse_args()
     # the rds4j sockets' send buffer: 2 MiB, far less than a stream, so the streams need rds4j to release what
     # the kernel has (the kernel sends no RDS acks: what its TCP acked counts as delivered)
