@@ -29,7 +29,8 @@ import org.rds4j.TransportType;
 
 /**
  * The rds4j half of vm/kernel-interop-test.sh: one rds4j stack with several bound sockets, driven by
- * kernel_peer.py over stdin/stdout (one command a line, one reply line per command). It sends the same
+ * kernel_peer.py over stdin/stdout (one command a line, one reply line per command; a command may start with a
+ * number, which its reply then starts with too, so that a late reply is never taken for another's). It sends the same
  * deterministic messages kernel_peer.py sends and checks what it receives with the same rules (see the
  * message format in kernel_peer.py). Compiled on the host by kernel-interop-test.sh (javac -cp rds.jar) and
  * run in the guest's rds4j namespace.
@@ -67,6 +68,13 @@ public final class InteropDriver
     static final long M32 = 0xFFFFFFFFL;
     static byte[] block;
     static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.US_ASCII);
+    /** The number the current command came with ("17 progress"), put before its reply ("17 PROGRESS ..."). */
+    static String replyTag = "";
+
+    static void reply(final String line)
+    {
+        OUT.println(replyTag + line);
+    }
 
     // ---------------------------------------------------------------- the message format (as kernel_peer.py)
 
@@ -495,7 +503,13 @@ public final class InteropDriver
         String line;
         while ((line = in.readLine()) != null)
         {
-            final String[] a = line.trim().split("\\s+");
+            String[] a = line.trim().split("\\s+");
+            replyTag = "";
+            if (a.length > 1 && a[0].matches("\\d+"))
+            {
+                replyTag = a[0] + " ";
+                a = java.util.Arrays.copyOfRange(a, 1, a.length);
+            }
             try
             {
                 switch (a[0])
@@ -515,7 +529,7 @@ public final class InteropDriver
                                     new Pair(run, Integer.parseInt(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4])));
                             }
                         }
-                        OUT.println("OK");
+                        reply("OK");
                         break;
                     }
                     case "reset":
@@ -524,7 +538,7 @@ public final class InteropDriver
                         {
                             r.clear();
                         }
-                        OUT.println("OK");
+                        reply("OK");
                         break;
                     case "send":
                     {
@@ -541,7 +555,7 @@ public final class InteropDriver
                             senders.add(sender(receivers.get(Integer.parseInt(lport)).socket, run, Integer.parseInt(a[2]),
                                 Integer.parseInt(a[3]), Integer.parseInt(a[4]), addresses(a[6])));
                         }
-                        OUT.println("OK");
+                        reply("OK");
                         break;
                     }
                     case "recvwait":
@@ -572,16 +586,16 @@ public final class InteropDriver
                         {
                             r.missing(missing);
                         }
-                        OUT.printf("RECV done=%b got=%d want=%d bytes=%d lost=%d dup=%d stale=%d corrupt=%d unexpected=%d " +
-                                "secs=%.2f gaps=%s missing=%s first=%s%n", done, p[0], p[1], gotBytes.get(), lost.get(),
+                        reply(String.format("RECV done=%b got=%d want=%d bytes=%d lost=%d dup=%d stale=%d corrupt=%d unexpected=%d " +
+                                "secs=%.2f gaps=%s missing=%s first=%s", done, p[0], p[1], gotBytes.get(), lost.get(),
                             dup.get(), stale.get(), corrupt.get(), unexpected.get(), (System.nanoTime() - start) / 1e9,
-                            gapList, missing.isEmpty() ? "-" : String.join(",", missing), first);
+                            gapList, missing.isEmpty() ? "-" : String.join(",", missing), first));
                         break;
                     }
                     case "progress":
                     {
                         final long[] p = progress(receivers);
-                        OUT.println("PROGRESS got=" + p[0] + " want=" + p[1] + " sent=" + sent.get() + " errors=" +
+                        reply("PROGRESS got=" + p[0] + " want=" + p[1] + " sent=" + sent.get() + " errors=" +
                             (lost.get() + dup.get() + stale.get() + corrupt.get() + unexpected.get()));
                         break;
                     }
@@ -597,9 +611,9 @@ public final class InteropDriver
                         }
                         synchronized (sendErrors)
                         {
-                            OUT.printf("SENT done=%b n=%d bytes=%d errors=%d secs=%.2f first=%s%n", done, sent.get(),
+                            reply(String.format("SENT done=%b n=%d bytes=%d errors=%d secs=%.2f first=%s", done, sent.get(),
                                 sentBytes.get(), sendErrors.size(), (System.nanoTime() - start) / 1e9,
-                                sendErrors.isEmpty() ? "-" : String.join(" | ", sendErrors));
+                                sendErrors.isEmpty() ? "-" : String.join(" | ", sendErrors)));
                         }
                         break;
                     }
@@ -609,7 +623,7 @@ public final class InteropDriver
                         {
                             t.interrupt();
                         }
-                        OUT.println("OK");
+                        reply("OK");
                         break;
                     }
                     case "ping":
@@ -638,11 +652,11 @@ public final class InteropDriver
                                 r.wait(100);
                             }
                         }
-                        OUT.println((r.held ? "HELD" : "RELEASED") + " queued=" + r.socket.receiveQueuedBytes());
+                        reply((r.held ? "HELD" : "RELEASED") + " queued=" + r.socket.receiveQueuedBytes());
                         break;
                     }
                     case "queued":
-                        OUT.println("QUEUED bytes=" + receivers.get(Integer.parseInt(a[1])).socket.receiveQueuedBytes());
+                        reply("QUEUED bytes=" + receivers.get(Integer.parseInt(a[1])).socket.receiveQueuedBytes());
                         break;
                     case "counters":
                     {
@@ -651,7 +665,7 @@ public final class InteropDriver
                         {
                             s.append(' ').append(e.getKey()).append('=').append(e.getValue());
                         }
-                        OUT.println(s);
+                        reply(s.toString());
                         break;
                     }
                     case "conns":
@@ -664,21 +678,21 @@ public final class InteropDriver
                                 .append(c.nextTxSequence()).append(":rx=").append(c.nextRxSequence()).append(":unacked=")
                                 .append(c.unacked());
                         }
-                        OUT.println(s);
+                        reply(s.toString());
                         break;
                     }
                     case "quit":
                         stack.close();
-                        OUT.println("BYE");
+                        reply("BYE");
                         System.exit(0);
                         break;
                     default:
-                        OUT.println("ERROR unknown command " + a[0]);
+                        reply("ERROR unknown command " + a[0]);
                 }
             }
             catch (final RuntimeException e)
             {
-                OUT.println("ERROR " + a[0] + ": " + e);
+                reply("ERROR " + a[0] + ": " + e);
             }
         }
         stack.close();
@@ -764,7 +778,7 @@ public final class InteropDriver
             pongs++;
             maxUs = Math.max(maxUs, (t1 - t0) / 1e3);
         }
-        OUT.printf("PING sent=%d pongs=%d max_us=%.0f first=%s%n", count, pongs, maxUs, first);
+        reply(String.format("PING sent=%d pongs=%d max_us=%.0f first=%s", count, pongs, maxUs, first));
     }
 
     static void congest(final Receiver r, final InetSocketAddress dest, final InetSocketAddress other, final int size,
@@ -804,8 +818,8 @@ public final class InteropDriver
         final int otherResult = s.send(b, other);
         fill(b, run, n, sport, dest.getPort(), size);
         final int again = s.send(b, dest);
-        OUT.printf("CONG sent=%d result=%s ms=%.1f eagain=%d other=%s again=%s%n", n, RdsResult.name(result), ms, eagain,
-            RdsResult.name(otherResult), RdsResult.name(again));
+        reply(String.format("CONG sent=%d result=%s ms=%.1f eagain=%d other=%s again=%s", n, RdsResult.name(result), ms, eagain,
+            RdsResult.name(otherResult), RdsResult.name(again)));
     }
 
     static void uncongWait(final Receiver r, final InetSocketAddress dest, final int size, final long run, final int idx,
@@ -819,7 +833,7 @@ public final class InteropDriver
         final int result = r.socket.send(b, dest);
         r.socket.configureBlocking(true);
         r.socket.setOption(RdsOptions.RDS_CONG_MONITOR, false);
-        OUT.printf("UNCONG notified=%b at_ms=%d waited_ms=%.1f result=%s%n", notified, r.uncongestedAtMs, ms,
-            RdsResult.name(result));
+        reply(String.format("UNCONG notified=%b at_ms=%d waited_ms=%.1f result=%s", notified, r.uncongestedAtMs, ms,
+            RdsResult.name(result)));
     }
 }

@@ -375,6 +375,7 @@ class Java:
         self.p = subprocess.Popen(["ip", "netns", "exec", J_NS] + args.java_cmd, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1)
         self.lines = queue.Queue()
+        self.tag = 0
         threading.Thread(target=self.read, daemon=True).start()
         self.ready = self.reply(90)
 
@@ -383,22 +384,31 @@ class Java:
             self.lines.put(line.strip())
         self.lines.put(None)
 
-    def reply(self, timeout):
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return {"_": "TIMEOUT", "line": "no reply within %d s" % timeout}
-        if line is None:
-            return {"_": "EOF", "line": "the rds4j driver exited (%s)" % self.p.poll()}
-        return parse(line)
+    def reply(self, timeout, tag=None):
+        """The next line (the READY line), or the reply to the command numbered tag: a late reply to an earlier
+        command that timed out is skipped, never taken for this one's."""
+        end = time.time() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.001, end - time.time()))
+            except queue.Empty:
+                return {"_": "TIMEOUT", "line": "no reply within %d s" % timeout}
+            if line is None:
+                self.lines.put(None)
+                return {"_": "EOF", "line": "the rds4j driver exited (%s)" % self.p.poll()}
+            if tag is None:
+                return parse(line)
+            if line.startswith("%d " % tag):
+                return parse(line.split(" ", 1)[1])
 
     def cmd(self, line, timeout=60):
+        self.tag += 1
         try:
-            self.p.stdin.write(line + "\n")
+            self.p.stdin.write("%d %s\n" % (self.tag, line))
             self.p.stdin.flush()
         except (BrokenPipeError, ValueError):
             return {"_": "EOF", "line": "the rds4j driver is gone"}
-        return self.reply(timeout)
+        return self.reply(timeout, self.tag)
 
     def kill(self):
         self.p.kill()
@@ -466,9 +476,17 @@ def unread_in_rds4j(pid):
 
 
 def tcp_connections():
-    """Established TCP connections between the two nodes, seen from the kernel namespace."""
-    _, out = sh("ss", "-Htn", "state", "established", "dst", J_IP)
-    return [l for l in out.splitlines() if l.strip()]
+    """Established TCP connections between the two nodes as the kernel node has them (this process runs in its
+    namespace; rds_tcp's sockets are IPv4 ones): a (local address:port, tx_queue, rx_queue) for each."""
+    peer = "%02X%02X%02X%02X" % tuple(reversed([int(x) for x in J_IP.split(".")]))
+    out = []
+    with open("/proc/self/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[2].startswith(peer + ":") and fields[3] == "01":
+                tx, rx = fields[4].split(":")
+                out.append((fields[1], int(tx, 16), int(rx, 16)))
+    return out
 
 
 def java_state(java):
@@ -554,6 +572,7 @@ class Suite:
         java.cmd("expect %x %d %d %d %s %s" % (run, count, mx, big, ports, addr_list(K_IP, self.kports)))
         t0 = time.time()
         senders = [Sender(ks, run, count, mx, big, [(J_IP, p) for p in self.jports], stall) for ks in self.kstream]
+        self.senders = senders
         java.cmd("send %x %d %d %d %s %s" % (run, count, mx, big, ports, addr_list(K_IP, self.kports)))
         extra = during() if during else None
         j2k = wait_received(self.kstream, stall, maximum)
@@ -726,7 +745,7 @@ class Suite:
         k2j_a = java.cmd("recvwait 30 120", 150)
         # nothing of the kernel's may be unacknowledged by TCP at the kill (else the kernel would retransmit it
         # to the new process: see docs/interop.md)
-        acked = wait_until(lambda: all(l.split()[1] == "0" for l in tcp_connections()), 10)
+        acked = wait_until(lambda: all(c[1] == 0 for c in tcp_connections()), 10)
         streaming = wait_until(lambda: progress(self.kstream)[0] >= 60, 60)
         before = progress(self.kstream)[0]
         java.kill()
@@ -808,63 +827,72 @@ class Suite:
     # 5. connection resets while both directions stream
     def check_resets(self):
         java = self.java
-        count, mx, big = 300, 256 << 10, 50
+        count, mx, big = 1000, 256 << 10, 50
         kill_k = ["ss", "-K", "-Htn", "state", "established", "dst", J_IP]
         kill_j = ["ip", "netns", "exec", J_NS] + kill_k[:-1] + [K_IP]
-        # (what, command or sysctl value, with the rds4j process stopped around the reset)
-        actions = [("ss -K in the kernel namespace", kill_k, False),
-                   ("ss -K in the rds4j namespace", kill_j, False),
-                   ("sysctl net.rds.tcp.rds_tcp_sndbuf=4194304", "4194304", False),
-                   ("ss -K in the rds4j namespace", kill_j, True),
-                   ("ss -K in the kernel namespace", kill_k, True),
-                   ("sysctl net.rds.tcp.rds_tcp_sndbuf=2097152", "2097152", True)]
+        names = {id(kill_k): "ss -K in the kernel namespace", id(kill_j): "ss -K in the rds4j namespace"}
+        # (resets one after the other, mode): plain; paused: the rds4j process stopped (SIGSTOP, as in a long GC
+        # pause) from before the reset until the kernel has connected again; flap: the second reset as soon as
+        # the kernel has a new connection, before rds4j may have seen it
+        actions = [([kill_k], "plain"), ([kill_j], "plain"), (["4194304"], "plain"),
+                   ([kill_j], "paused"), ([kill_k], "paused"), (["2097152"], "paused"),
+                   ([kill_k, kill_j], "flap"), (["4194304", kill_k], "flap")]
         want_total = 2 * 9 * count  # both directions
-        log, times = [], []
+        log, times, streaming = [], [], []
         before = num(java.cmd("counters"), "conn_reset")
+
+        def reset(cmd):
+            if isinstance(cmd, list):
+                rc, out = sh(*cmd)
+                lines = [l for l in out.splitlines() if l.strip()]
+                # ss prints each socket it killed: Recv-Q Send-Q local peer (the queues at the kill)
+                queues = ", ".join("Recv-Q %s Send-Q %s" % tuple(l.split()[:2]) for l in lines)
+                return "%s: rc %d, %d socket(s) killed (%s)" % (names[id(cmd)], rc, len(lines), queues)
+            try:
+                with open("/proc/sys/net/rds/tcp/rds_tcp_sndbuf", "w") as f:
+                    f.write(cmd)
+                return "sysctl net.rds.tcp.rds_tcp_sndbuf=%s: written" % cmd
+            except OSError as e:
+                return "sysctl net.rds.tcp.rds_tcp_sndbuf=%s: %s" % (cmd, e)
 
         def during():
             pid = java.p.pid
-            for i, (what, cmd, paused) in enumerate(actions):
-                # reset i once each direction has received i/7 of its stream: both are streaming at every reset
-                goal = want_total // 2 * (i + 1) // (len(actions) + 1)
+            for i, (cmds, mode) in enumerate(actions):
+                # round i once each direction has received i/11 of its stream, rds4j's connection is up and the
+                # kernel has one: both directions are still streaming at every round (a round with rds4j stopped
+                # takes about a second)
+                goal = want_total // 2 * (i + 1) // (len(actions) + 3)
 
                 def reached():
-                    # progress alone is not enough: the receivers may still be reading what arrived before a reset
                     return (progress(self.kstream)[0] >= goal and num(java.cmd("progress", 10), "got", 0) >= goal and
-                            java_state(java) == "UP" and tcp_connections())
-                if not wait_until(reached, 60, 0.05):
-                    log.append("%s: not done, the streams stalled below %d messages" % (what, goal))
+                            tcp_connections() and java_state(java) == "UP")
+                if not wait_until(reached, 60, 0.01):
+                    log.append("reset %d: not done, the streams stalled below %d messages" % (i + 1, goal))
                     return log
-                if paused:
-                    # as in a long GC pause: rds4j reads nothing while its TCP keeps acking what arrives
+                jp = java.cmd("progress", 10)
+                k2j_got, j2k_got = num(jp, "got"), progress(self.kstream)[0]
+                streaming.append(k2j_got < want_total // 2 and j2k_got < want_total // 2)
+                traffic = ("kernel->rds4j %d sent, %d received; rds4j->kernel %s sent, %d received"
+                           % (sum(x.sent for x in self.senders), k2j_got, jp.get("sent"), j2k_got))
+                if mode == "paused":
                     os.kill(pid, signal.SIGSTOP)
-                    what += " while rds4j was stopped (SIGSTOP)"
-                # the hard case: TCP has acked bytes rds4j has not read (the kernel counts them as delivered): wait
-                # up to 1 s for 256 KiB of them
-                unread = wait_until(lambda: (lambda u: u if u >= 256 << 10 else None)(unread_in_rds4j(pid)), 1, 0.005) \
-                    or unread_in_rds4j(pid)
-                what = "%s, %d B unread by rds4j" % (what, unread)
+                # bytes TCP has acked and rds4j has not read (the kernel counts them as delivered)
+                unread = unread_in_rds4j(pid)
                 times.append(time.time())
-                if isinstance(cmd, list):
-                    rc, out = sh(*cmd)
-                    lines = [l for l in out.splitlines() if l.strip()]
-                    # ss prints each socket it killed: Recv-Q Send-Q local peer (the queues at the kill)
-                    queues = ", ".join("Recv-Q %s Send-Q %s" % tuple(l.split()[:2]) for l in lines)
-                    done = "rc %d, %d socket(s) killed (%s)" % (rc, len(lines), queues)
-                else:
-                    try:
-                        with open("/proc/sys/net/rds/tcp/rds_tcp_sndbuf", "w") as f:
-                            f.write(cmd)
-                        done = "written"
-                    except OSError as e:
-                        done = str(e)
-                if paused:
-                    # the kernel connects again at once: let its new connection be accepted by TCP (and carry data)
-                    # before rds4j runs again
-                    again = wait_until(lambda: tcp_connections(), 2, 0.01)
+                done = []
+                for cmd in cmds:
+                    old = [c[0] for c in tcp_connections()]
+                    done.append(reset(cmd))
+                    if mode == "paused" or (mode == "flap" and cmd is not cmds[-1]):
+                        # until the kernel has connected again (a new local port): in a pause, before SIGCONT
+                        again = wait_until(lambda: [c for c in tcp_connections() if c[0] not in old], 2, 0.002)
+                        done.append("the kernel connected again: %s" % ("yes" if again else "no, within 2 s"))
+                if mode == "paused":
                     os.kill(pid, signal.SIGCONT)
-                    done += "; the kernel had connected again before SIGCONT: %s" % ("yes" if again else "no")
-                log.append("%s, at %d (%s UTC): %s" % (what, goal, utc(times[-1]), done))
+                log.append("%s at %d (%s UTC, %s, %d B unread by rds4j%s): %s"
+                           % (mode, goal, utc(times[-1]), traffic, unread,
+                              ", rds4j stopped until the kernel had connected again" if mode == "paused" else "",
+                              "; ".join(done)))
             return log
 
         k2j, j2k, senders, sent, _, secs = self.streams("reset", new_run(), count, mx, big, 30, 300, during)
@@ -891,19 +919,20 @@ class Suite:
         for i, t in enumerate(times):
             end = times[i + 1] if i + 1 < len(times) else float("inf")
             why = [d for (u, d) in downs if t <= u < end]
-            info("reset %d, %s: rds4j logged %s; kernel->rds4j messages sent before it and lost: %d, and %d more at "
+            info("reset %d, %s; rds4j logged %s; kernel->rds4j messages sent before it and lost: %d, and %d more at "
                  "the end of their streams that never arrived"
-                 % (i + 1, log[i] if i < len(log) else actions[i][0], "; ".join("'" + d + "'" for d in why) or "nothing",
+                 % (i + 1, log[i] if i < len(log) else "?", "; ".join("'" + d + "'" for d in why) or "nothing",
                     lost[i], tail[i]))
         if lost[-1] or tail[-1]:
             info("kernel->rds4j messages sent after the last reset and lost: %d, never arrived: %d" % (lost[-1], tail[-1]))
-        done = [l for l in log if "killed" in l or "written" in l]
-        killed_ok = all((": rc 0, 1 socket" in l) for l in log if "killed" in l) and \
-            all(l.endswith("written") or "written;" in l for l in log if "sysctl" in l)
+        parts = [p for l in log for p in l.split(": ", 1)[-1].split("; ") if "killed" in p or "sysctl" in p]
+        done = [p for p in parts if ": rc 0, 1 socket(s) killed" in p or p.endswith(": written")]
+        want = sum(len(c) for c, _ in actions)
         self.stream_lines("reset", count, mx, k2j, j2k, senders, sent, secs)
-        report(len(done) == len(actions) and killed_ok and after - before >= len(actions), "reset-actions",
-               "%d of %d resets done during the streams, rds4j counted %d connection resets: %s"
-               % (len(done), len(actions), after - before, "; ".join(log)))
+        report(len(done) == want and after - before >= len(actions) and all(streaming), "reset-actions",
+               "%d of %d resets done in %d rounds, %d of them while both directions were still streaming; rds4j "
+               "counted %d connection resets: %s"
+               % (len(done), want, len(actions), sum(streaming), after - before, " | ".join(log)))
 
     def run(self):
         global BLOCK
