@@ -17,6 +17,11 @@ ip link add vk netns $K type veth peer name vj netns $J || fail "veth"
 ip -n $K addr add 10.88.0.1/24 dev vk && ip -n $J addr add 10.88.0.2/24 dev vj || fail "ip addr"
 for ns in $K $J; do ip -n $ns link set lo up; done
 ip -n $K link set vk up && ip -n $J link set vj up || fail "link up"
+# a third namespace for a raw RDS-over-TCP peer (kernel_peer.py rawpeer) at 10.0.0.9, below the kernel's address
+ip netns add rds4j-raw && ip link add vr netns rds4j-raw type veth peer name vk2 netns $K || fail "raw peer veth"
+ip -n rds4j-raw addr add 10.0.0.9/24 dev vr && ip -n $K addr add 10.0.0.1/24 dev vk2 || fail "raw peer addresses"
+ip -n rds4j-raw link set vr up && ip -n $K link set vk2 up && ip -n rds4j-raw link set lo up || fail "raw peer link up"
+ip -n rds4j-raw route add 10.88.0.0/24 via 10.0.0.1 || fail "raw peer route"
 ip netns exec $J nft -f - <<'NFT' || fail "nft"
 table ip rds4j {
   chain pre { type nat hook prerouting priority -100; tcp dport 16385 redirect to :16386; }

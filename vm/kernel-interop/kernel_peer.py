@@ -934,6 +934,43 @@ class Suite:
                "counted %d connection resets: %s"
                % (len(done), want, len(actions), sum(streaming), after - before, " | ".join(log)))
 
+    # a fact of the kernel that rds4j must respect: a frame with sequence 0 moves its next expected sequence back
+    def check_kernel_seq0(self):
+        ks = KSock(4030, reader=False)
+        p = subprocess.Popen(["ip", "netns", "exec", RAW_NS, sys.executable, os.path.abspath(__file__), "rawpeer",
+                              "4030"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        started = p.stdout.readline().strip()
+        got, end = [], time.time() + 10
+        while len(got) < 6 and time.time() < end:
+            try:
+                n, sender = ks.s.recvfrom_into(ks.buf)
+            except (TimeoutError, socket.timeout):
+                if len(got) >= 5:
+                    break  # five in, and the sixth (the dropped control) has had its chance
+                continue
+            got.append(bytes(ks.buf[:n]).decode())
+        p.stdin.close()
+        p.wait(10)
+        ks.close()
+        ok = started == "SENT" and got == ["a", "b", "b", "c", "c"]
+        report(ok, "kernel-seq0",
+               "kernel %s, frames from a raw peer: seq 1 'a', seq 2 'b', seq 2 'b' retransmitted (expected to be "
+               "dropped), an ack-only frame (seq 0), seq 2 'b' retransmitted, seq 3 'c', an unsequenced probe (seq 0), "
+               "seq 3 'c' retransmitted; delivered: %s. So every frame with sequence 0 moves the kernel's next expected "
+               "sequence back to 1, and a retransmission it already delivered is delivered again: rds4j must send "
+               "no frame with sequence 0 (no ack-only frame, no unsequenced probe) to a kernel peer that may still "
+               "get retransmissions of what it has"
+               % (os.uname().release, " ".join(repr(g) for g in got) or "nothing"))
+
+    def check_no_seq0_frames(self):
+        c = self.java.cmd("counters")
+        acks, probes, ups = num(c, "send_ack_only"), num(c, "send_probe"), num(c, "conn_up")
+        report(acks == 0 and probes <= 1, "no-seq0-to-kernel",
+               "frames with sequence 0 rds4j sent to the kernel peer since it started: %d ack-only frames and %d "
+               "unsequenced handshake probes over %d connections (the first probe, before rds4j knows the peer is a "
+               "kernel, is harmless: the kernel has received nothing yet); each later one makes the kernel deliver "
+               "again the retransmissions of what it already has (kernel-seq0)" % (acks, probes, ups))
+
     def run(self):
         global BLOCK
         BLOCK = os.urandom((2 << 20) + 64)
@@ -944,10 +981,10 @@ class Suite:
             report(False, "start", "the rds4j driver did not start: %s" % ready["line"])
             return 1
         self.open_kernel()
-        steps = [self.check_streams, self.check_pings, self.check_congestion_j2k, self.check_congestion_k2j,
-                 self.check_restart_kernel]
+        steps = [self.check_kernel_seq0, self.check_streams, self.check_pings, self.check_congestion_j2k,
+                 self.check_congestion_k2j, self.check_restart_kernel]
         if not self.smoke:
-            steps += [self.check_restart_rds4j, self.check_resets]
+            steps += [self.check_restart_rds4j, self.check_resets, self.check_no_seq0_frames]
         if self.a.checks:  # a subset, by name (streams, pings, congestion_j2k, ...): for work on one check
             steps = [getattr(self, "check_" + c) for c in self.a.checks.split(",")]
         for step in steps:
@@ -965,7 +1002,46 @@ class Suite:
         return 1 if failures else 0
 
 
+# ---------------------------------------------------------------- a raw RDS-over-TCP peer (kernel facts)
+
+RAW_IP, RAW_NS = "10.0.0.9", "rds4j-raw"  # below K_IP, so the kernel takes its connection as the path
+
+
+def frame(seq, sport, dport, payload=b"", flags=0, ack=0):
+    """An RDS frame as on TCP: the 48-byte header (seq, ack, len, sport, dport, flags, credit, padding, csum, 16
+    bytes of extension headers; big-endian, checksum 0 as the kernel's TCP transport), then the payload."""
+    return struct.pack(">QQIHHBB4sH16s", seq, ack, len(payload), sport, dport, flags, 0, b"", 0, b"") + payload
+
+
+RETRANSMITTED, CONG_BITMAP = 0x04, 0x01
+
+
+def rawpeer(dport):
+    """Runs in RAW_NS: connects to the kernel's rds_tcp from RAW_IP and sends, after the congestion map, data
+    frames to K_IP:dport: seq 1 'a'; seq 2 'b'; seq 2 'b' RETRANSMITTED (below the next expected: dropped);
+    an ack-only frame (seq 0); seq 2 'b' RETRANSMITTED again; seq 3 'c'; an unsequenced probe (seq 0, port 1 to
+    port 0, as rds4j's handshake probe); seq 3 'c' RETRANSMITTED. Keeps the connection until stdin closes."""
+    s = socket.socket()
+    s.bind((RAW_IP, 0))
+    s.connect((K_IP, 16385))
+    sport = 7000
+    s.sendall(frame(0, 0, 0, bytes(8192), CONG_BITMAP) +
+              frame(1, sport, dport, b"a") + frame(2, sport, dport, b"b") +
+              frame(2, sport, dport, b"b", RETRANSMITTED) +
+              frame(0, 0, 0) +
+              frame(2, sport, dport, b"b", RETRANSMITTED) +
+              frame(3, sport, dport, b"c") +
+              frame(0, 1, 0) +
+              frame(3, sport, dport, b"c", RETRANSMITTED))
+    print("SENT", flush=True)
+    sys.stdin.read()
+    s.close()
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "rawpeer":
+        return rawpeer(int(sys.argv[2]))
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["suite"])
     ap.add_argument("--java", required=True)
