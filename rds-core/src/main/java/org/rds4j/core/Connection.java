@@ -91,6 +91,12 @@ public final class Connection
     private boolean handshakeDone;
     /** The peer's handshake carried no generation (kernel RDS) and the path counts transport acks as RDS acks. */
     private boolean transportAcked;
+    /**
+     * The transport knew at connect time that the peer is kernel RDS, which takes handshake frames only over
+     * TCP (over IB, Linux 6.1 warns on every one and faults on a changed generation): no probe, no handshake
+     * extensions; a heartbeat is an empty message to port 1 that asks for an ack.
+     */
+    private boolean kernelWithoutHandshake;
     private long handshakeDeadlineNs;
     private long lastFrameReceivedNs;
     private long nextHeartbeatNs;
@@ -179,7 +185,12 @@ public final class Connection
         {
             transportAcked = false;
         }
-        handshakeDone = !transport.startsWithHandshake() || transportAcked;
+        kernelWithoutHandshake = newPath.peerIsKernel();
+        if (kernelWithoutHandshake)
+        {
+            LOG.info("{}: the transport says the peer is kernel RDS: no handshake; heartbeats ask for an ack", this);
+        }
+        handshakeDone = !transport.startsWithHandshake() || transportAcked || kernelWithoutHandshake;
         probeDue = !handshakeDone;
         handshakeDeadlineNs = now + agent.config.connectTimeout().toNanos();
         // an ack may have been lost with the old connection: repeat it at once
@@ -545,7 +556,7 @@ public final class Connection
         }
         RdsHeader.write(message.buffer, 0, message.sequence, ack, message.payloadLength, message.sport,
             message.dport, message.flags, 0);
-        if (message.sport == RdsHeader.PROBE_PORT || message.dport == RdsHeader.PROBE_PORT)
+        if ((message.sport == RdsHeader.PROBE_PORT || message.dport == RdsHeader.PROBE_PORT) && !kernelWithoutHandshake)
         {
             RdsHeader.writeHandshakeExtensions(message.buffer, 0, NPATHS, agent.generation);
         }
@@ -846,19 +857,30 @@ public final class Connection
         counters.sendPong.incrementOrdered();
     }
 
-    /** The heartbeat: a sequenced probe, answered by a pong to port 1 that any RDS peer sends. */
+    /**
+     * The heartbeat: a sequenced probe, answered by a pong to port 1 that any RDS peer sends; to a kernel peer
+     * that must not see probes, an empty message to port 1 with ACK_REQUIRED, which it drops and acks.
+     */
     private void queueProbe()
     {
-        queueControl(RdsHeader.PROBE_PORT, 0);
+        if (kernelWithoutHandshake)
+        {
+            queueControl(RdsHeader.PROBE_PORT, RdsHeader.PROBE_PORT).flags = RdsHeader.FLAG_ACK_REQUIRED;
+        }
+        else
+        {
+            queueControl(RdsHeader.PROBE_PORT, 0);
+        }
         counters.sendHeartbeat.incrementOrdered();
     }
 
-    private void queueControl(final int sport, final int dport)
+    private Message queueControl(final int sport, final int dport)
     {
         final Message message = agent.pool.acquire(0);
         message.sport = sport;
         message.dport = dport;
         enqueue(message);
+        return message;
     }
 
     private InetSocketAddress senderAddress(final int sport)

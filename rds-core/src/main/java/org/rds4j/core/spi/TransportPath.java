@@ -15,6 +15,17 @@ public interface TransportPath
     int transmit();
 
     /**
+     * @return true if the transport knows from its connection set-up that the peer is kernel RDS and takes no
+     *         handshake frames on this transport (IB: Linux 6.1 warns on every probe and faults on a changed
+     *         generation). The connection then sends no probe and no handshake extensions, and its heartbeat
+     *         asks for an ack instead. Asked once, when the connection comes up.
+     */
+    default boolean peerIsKernel()
+    {
+        return false;
+    }
+
+    /**
      * For a peer that sends no RDS acks (the kernel's rds_tcp, which counts what TCP acked as delivered):
      * from now on, report each sequenced frame with {@link org.rds4j.core.Connection#onPeerAck} once the
      * transport knows the peer's host has it; {@code false} stops the reports.
