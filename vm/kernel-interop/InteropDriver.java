@@ -45,6 +45,8 @@ import org.rds4j.TransportType;
  *                                                                 messages from each source
  *   send RUN COUNT MAXSIZE BIGEVERY LPORTS DESTS       OK        a sender thread per local port, COUNT messages to each dest
  *   recvwait STALL_S MAX_S                              RECV ...  until every expected message is in, no progress for STALL_S, or MAX_S
+ *                                                                 (got: the expected messages passed, lost ones included; ok: received
+ *                                                                 in order and byte-exact)
  *                                                                 (gaps=EPOCH_MS:LOST:SPORT:DPORT:FIRST_MISSING_IDX,...;
  *                                                                 missing=SPORT:DPORT:NEXT_IDX:COUNT,... the pairs not complete)
  *   sendwait MAX_S                                      SENT ...  until the senders are done
@@ -586,8 +588,8 @@ public final class InteropDriver
                         {
                             r.missing(missing);
                         }
-                        reply(String.format("RECV done=%b got=%d want=%d bytes=%d lost=%d dup=%d stale=%d corrupt=%d unexpected=%d " +
-                                "secs=%.2f gaps=%s missing=%s first=%s", done, p[0], p[1], gotBytes.get(), lost.get(),
+                        reply(String.format("RECV done=%b got=%d want=%d ok=%d bytes=%d lost=%d dup=%d stale=%d corrupt=%d " +
+                                "unexpected=%d secs=%.2f gaps=%s missing=%s first=%s", done, p[0], p[1], got.get(), gotBytes.get(), lost.get(),
                             dup.get(), stale.get(), corrupt.get(), unexpected.get(), (System.nanoTime() - start) / 1e9,
                             gapList, missing.isEmpty() ? "-" : String.join(",", missing), first));
                         break;
