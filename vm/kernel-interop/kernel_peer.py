@@ -919,8 +919,9 @@ class Suite:
         for i, t in enumerate(times):
             end = times[i + 1] if i + 1 < len(times) else float("inf")
             why = [d for (u, d) in downs if t <= u < end]
-            info("reset %d, %s; rds4j logged %s; kernel->rds4j messages sent before it and lost: %d, and %d more at "
-                 "the end of their streams that never arrived"
+            info("reset %d, %s; rds4j logged %s; kernel->rds4j messages lost, counted at the first reset after the "
+                 "kernel's application sent the first of them: %d, and %d more at the end of their streams that never "
+                 "arrived"
                  % (i + 1, log[i] if i < len(log) else "?", "; ".join("'" + d + "'" for d in why) or "nothing",
                     lost[i], tail[i]))
         if lost[-1] or tail[-1]:
@@ -965,11 +966,11 @@ class Suite:
     def check_no_seq0_frames(self):
         c = self.java.cmd("counters")
         acks, probes, ups = num(c, "send_ack_only"), num(c, "send_probe"), num(c, "conn_up")
-        report(acks == 0 and probes <= 1, "no-seq0-to-kernel",
-               "frames with sequence 0 rds4j sent to the kernel peer since it started: %d ack-only frames and %d "
-               "unsequenced handshake probes over %d connections (the first probe, before rds4j knows the peer is a "
-               "kernel, is harmless: the kernel has received nothing yet); each later one makes the kernel deliver "
-               "again the retransmissions of what it already has (kernel-seq0)" % (acks, probes, ups))
+        report(acks == 0, "no-seq0-to-kernel",
+               "ack-only frames (sequence 0) rds4j sent to the kernel peer since this rds4j process started: %d, over "
+               "%d connections; each makes the kernel deliver again the retransmissions of what it already has "
+               "(kernel-seq0). Unsequenced handshake probes: %d (sent only until rds4j knows the peer is a kernel, "
+               "before any data: harmless)" % (acks, ups, probes))
 
     def run(self):
         global BLOCK
