@@ -29,9 +29,9 @@ import java.nio.ByteBuffer;
  * how far it got ({@code 48 + fragments * 4096}) and the connection resumes it first. At most one ack-only
  * frame is in flight.
  * <p>
- * Receive: completions are polled in batches; every header is validated and must carry a checksum that
- * verifies; credits are taken; fragments are reassembled; the buffer is posted again and counted for the
- * next advertisement. Agent thread only.
+ * Receive: completions are polled in batches; every fragment's size and header are checked
+ * ({@link Fragments#checkReceived}: a non-zero checksum must verify); credits are taken; fragments are
+ * reassembled; the buffer is posted again and counted for the next advertisement. Agent thread only.
  */
 final class IbPath implements TransportPath
 {
@@ -162,6 +162,12 @@ final class IbPath implements TransportPath
     {
         state = State.ESTABLISHED;
         credits.reset(peer.credit);
+        if (LOG.isDebugEnabled())
+        {
+            LOG.debug("{} established ({}): protocol {}.{}, the peer's credit {} (flow control of our sends {}), its ack {}",
+                this, active ? "we connected" : "we accepted", peer.version >> 8, peer.version & 0xFF, peer.credit,
+                credits.flowControl() ? "on" : "off", peer.ackSequence);
+        }
         lastCompletionNs = nowNs;
         connection.onConnected(this);
         if (peer.ackSequence != 0 && state == State.ESTABLISHED)
@@ -356,15 +362,10 @@ final class IbPath implements TransportPath
         final UnsafeBuffer buffer = receiveRing.buffer();
         final int offset = receiveRing.offset(slot);
         transport.stats.fragmentsReceived++;
-        if (length < RdsHeader.LENGTH || length > Fragments.FRAGMENT_BYTES)
+        final String bad = Fragments.checkReceived(buffer, offset, length);
+        if (bad != null)
         {
-            badFrame("fragment of " + length + " bytes");
-            return;
-        }
-        final int verdict = RdsHeader.validate(buffer, offset);
-        if (verdict != RdsHeader.VALID || RdsHeader.checksumField(buffer, offset) == 0)
-        {
-            badFrame(verdict != RdsHeader.VALID ? RdsHeader.describeValidation(verdict) : "header without a checksum");
+            badFrame(bad);
             return;
         }
         credits.onCreditsReceived(RdsHeader.credit(buffer, offset));
