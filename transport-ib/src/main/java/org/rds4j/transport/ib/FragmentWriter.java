@@ -11,7 +11,11 @@ import java.nio.ByteBuffer;
  * into fragments in send slots, one send credit per fragment, and records how far a frame got in its position
  * ({@code 48 + fragments * 4096}), so that the connection resumes it from the first fragment not sent. At most
  * one ack-only frame is in flight: another waits (position unchanged) until the first one's slot completes.
- * Agent thread only; allocation free.
+ * <p>
+ * The last fragment of every frame is sent solicited ({@code IBV_SEND_SOLICITED}), and so is the last fragment
+ * posted before a frame stops part way, as the kernel's {@code rds_ib_xmit} and {@code rds_ib_send_ack} do: the
+ * kernel arms its receive CQ for solicited completions only ({@code IB_CQ_SOLICITED}), so it does not look at
+ * what it received until a solicited one arrives. Agent thread only; allocation free.
  */
 final class FragmentWriter
 {
@@ -31,8 +35,15 @@ final class FragmentWriter
 
         int offset(int slot);
 
-        /** The slot holds a fragment of {@code length} bytes, ready to post. */
-        void commit(int slot, int length);
+        /**
+         * The slot holds a fragment of {@code length} bytes, ready to post.
+         *
+         * @param solicited post it with {@code IBV_SEND_SOLICITED}: the receiver's CQ event fires for it.
+         */
+        void commit(int slot, int length, boolean solicited);
+
+        /** A committed, not yet posted slot is to be posted solicited after all. */
+        void solicit(int slot);
     }
 
     /** Why {@link #write} stopped short of the end of a frame, for counters. */
@@ -85,6 +96,8 @@ final class FragmentWriter
             return ACK_IN_FLIGHT;
         }
         int stop = DONE;
+        final int first = next;
+        int lastSlot = -1;
         while (next < fragmentCount)
         {
             if (slots.inFlight() >= slots.capacity())
@@ -100,7 +113,8 @@ final class FragmentWriter
             final int slot = slots.claim();
             final int length = Fragments.write(frameView, 0, next, credits.takeAdvertisement(), slots.buffer(),
                 slots.offset(slot));
-            slots.commit(slot, length);
+            slots.commit(slot, length, next == fragmentCount - 1);
+            lastSlot = slot;
             if (ackOnly)
             {
                 ackIndex = claimed;
@@ -112,6 +126,10 @@ final class FragmentWriter
         {
             frame.position(frame.limit());
             return DONE;
+        }
+        if (next > first)
+        {
+            slots.solicit(lastSlot); // the receiver must see what came so far (and may answer with credits)
         }
         if (next > 0)
         {

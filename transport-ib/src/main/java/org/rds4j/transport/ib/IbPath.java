@@ -138,9 +138,15 @@ final class IbPath implements TransportPath
             }
 
             @Override
-            public void commit(final int slot, final int length)
+            public void commit(final int slot, final int length, final boolean solicited)
             {
-                ring.commit(slot, length);
+                ring.commit(slot, length, solicited);
+            }
+
+            @Override
+            public void solicit(final int slot)
+            {
+                ring.solicit(slot);
             }
         }, credits);
         final int posted = receiveRing.postAll();
@@ -235,6 +241,10 @@ final class IbPath implements TransportPath
     /** @return true if the whole frame is in the ring; else counts why not. */
     private boolean cut(final ByteBuffer frame)
     {
+        if (LOG.isTraceEnabled() && frame.position() == 0)
+        {
+            LOG.trace("{} sending {}", this, describe(new UnsafeBuffer(frame), 0, frame.limit()));
+        }
         final int result = writer.write(frame);
         switch (result)
         {
@@ -368,6 +378,10 @@ final class IbPath implements TransportPath
             badFrame(bad);
             return;
         }
+        if (LOG.isTraceEnabled())
+        {
+            LOG.trace("{} received {}", this, describe(buffer, offset, length));
+        }
         credits.onCreditsReceived(RdsHeader.credit(buffer, offset));
         final int result = reassembler.onFragment(buffer, offset, length);
         if (result == FragmentReassembler.ACK_ONLY)
@@ -409,6 +423,16 @@ final class IbPath implements TransportPath
         {
             connection.requestControlFrame();
         }
+    }
+
+    /** One fragment's or frame's header, for trace logs. */
+    private static String describe(final org.agrona.DirectBuffer buffer, final int offset, final int length)
+    {
+        return length + " bytes: seq " + RdsHeader.sequence(buffer, offset) + " ack " + RdsHeader.ack(buffer, offset) +
+            " len " + RdsHeader.length(buffer, offset) + " " + RdsHeader.sport(buffer, offset) + "->" +
+            RdsHeader.dport(buffer, offset) + " flags 0x" + Integer.toHexString(RdsHeader.flags(buffer, offset)) +
+            " credit " + RdsHeader.credit(buffer, offset) + " csum 0x" +
+            Integer.toHexString(RdsHeader.checksumField(buffer, offset));
     }
 
     private void badFrame(final String why)

@@ -8,6 +8,7 @@ import org.rds4j.core.wire.RdsHeader;
 import java.nio.ByteBuffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The partial-frame and credit interplay of an IB path's send side, with a fake send ring. */
@@ -19,6 +20,7 @@ class FragmentWriterTest
         final int capacity;
         final UnsafeBuffer buffer;
         final int[] lengths;
+        final boolean[] solicited;
         long head;
         long tail;
 
@@ -27,6 +29,7 @@ class FragmentWriterTest
             this.capacity = capacity;
             buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(capacity * Fragments.FRAGMENT_BYTES));
             lengths = new int[capacity];
+            solicited = new boolean[capacity];
         }
 
         @Override
@@ -60,9 +63,16 @@ class FragmentWriterTest
         }
 
         @Override
-        public void commit(final int slot, final int length)
+        public void commit(final int slot, final int length, final boolean solicited)
         {
             lengths[slot] = length;
+            this.solicited[slot] = solicited;
+        }
+
+        @Override
+        public void solicit(final int slot)
+        {
+            solicited[slot] = true;
         }
 
         int complete(final int count)
@@ -95,6 +105,25 @@ class FragmentWriterTest
     }
 
     @Test
+    void theLastFragmentOfEveryFrameIsSolicitedAsTheKernelWantsIt()
+    {
+        // kernel rds_rdma arms its receive CQ with IB_CQ_SOLICITED: unsolicited sends alone never wake it
+        final FakeSlots slots = new FakeSlots(16);
+        final IbCredits credits = new IbCredits();
+        credits.reset(0); // a kernel peer: no flow control
+        final FragmentWriter writer = new FragmentWriter(slots, credits);
+        assertEquals(FragmentWriter.DONE, writer.write(frame(1, 3 * Fragments.FRAGMENT_PAYLOAD)));
+        assertEquals(FragmentWriter.DONE, writer.write(frame(2, 0)));
+        assertEquals(FragmentWriter.DONE, writer.write(ackOnly(2)));
+        assertEquals(5, slots.inFlight());
+        final boolean[] expected = {false, false, true, true, true};
+        for (int i = 0; i < expected.length; i++)
+        {
+            assertEquals(expected[i], slots.solicited[i], "fragment " + i);
+        }
+    }
+
+    @Test
     void aFrameStoppedByCreditsResumesFromItsFirstUnsentFragment()
     {
         final FakeSlots slots = new FakeSlots(256);
@@ -106,11 +135,17 @@ class FragmentWriterTest
         assertEquals(FragmentWriter.NO_CREDIT, writer.write(big));
         assertEquals(RdsHeader.LENGTH + 10 * Fragments.FRAGMENT_PAYLOAD, big.position(), "10 fragments went");
         assertEquals(10, slots.inFlight());
+        assertTrue(slots.solicited[9], "the last fragment before the stop is solicited: the kernel must look");
+        assertFalse(slots.solicited[8]);
 
         credits.onCreditsReceived(300);
         assertEquals(FragmentWriter.DONE, writer.write(big));
         assertEquals(big.limit(), big.position());
         assertEquals(256, slots.inFlight());
+        for (int i = 10; i < 256; i++)
+        {
+            assertEquals(i == 255, slots.solicited[i], "only the frame's last fragment is solicited, not " + i);
+        }
 
         // every fragment carries the header (with its checksum) and its own slice, and they reassemble
         final FragmentReassembler reassembler = new FragmentReassembler();
