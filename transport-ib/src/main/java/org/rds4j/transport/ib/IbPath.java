@@ -70,6 +70,8 @@ final class IbPath implements TransportPath
     CompletionQueue cq;
     private SendRing sendRing;
     private ReceiveRing receiveRing;
+    /** The peer is kernel RDS: its private data gave no credit (rds4j's always gives its receive ring). */
+    private boolean kernelPeer;
     /** The CQ is armed and its event not yet consumed: the agent leaves it alone until the event. */
     boolean armed;
     private long lastCompletionNs;
@@ -168,14 +170,29 @@ final class IbPath implements TransportPath
     {
         state = State.ESTABLISHED;
         credits.reset(peer.credit);
+        kernelPeer = peer.credit == 0;
+        writer.peerIsKernel(kernelPeer);
         if (LOG.isDebugEnabled())
         {
             LOG.debug("{} established ({}): protocol {}.{}, the peer's credit {} (flow control of our sends {}), its ack {}",
                 this, active ? "we connected" : "we accepted", peer.version >> 8, peer.version & 0xFF, peer.credit,
                 credits.flowControl() ? "on" : "off", peer.ackSequence);
+            if (kernelPeer)
+            {
+                LOG.debug("{}: the peer is kernel RDS (no credit in its private data): no handshake probe, heartbeats " +
+                    "as empty ACK_REQUIRED messages to its port 1", this);
+            }
         }
         lastCompletionNs = nowNs;
-        connection.onConnected(this);
+        transport.establishingKernelPeer = kernelPeer;
+        try
+        {
+            connection.onConnected(this);
+        }
+        finally
+        {
+            transport.establishingKernelPeer = false;
+        }
         if (peer.ackSequence != 0 && state == State.ESTABLISHED)
         {
             connection.onPeerAck(peer.ackSequence);
