@@ -65,8 +65,6 @@ public final class IbTransport implements Transport
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int LISTEN_BACKLOG = 128;
     private static final int MAX_WATCHED = 1024;
-    /** Reject private data: the version rds4j speaks, be32, as the kernel's reject tells its version. */
-    private static final byte[] REJECT_DATA = {0, 0, 4, 1};
 
     final TransportContext context;
     final StackCounters counters;
@@ -771,7 +769,7 @@ public final class IbTransport implements Transport
         LOG.debug("rejecting an rdma_cm connect request: {}", reason);
         try
         {
-            id.reject(REJECT_DATA, REJECT_DATA.length);
+            id.reject(IbPrivateData.REJECT, IbPrivateData.REJECT.length);
         }
         catch (final RuntimeException ex)
         {
