@@ -20,6 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   client LOCAL_IP PEER_IP PEER_PORT[,PORT...] SOCKETS ROUNDS SIZE[,SIZE...]
  *       SOCKETS rds4j sockets (ports 6000...), each sending ROUNDS rounds of the sizes to every kernel echo port
  *       (a window of 4 outstanding per pair), each echo checked: sender, order, bytes.
+ *   sink LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
+ *       receives COUNT messages from a kernel source, checking sender, order and bytes (payload(TAG, i, size)).
+ *   idle LOCAL_IP PEER_IP PEER_PORT SECONDS
+ *       one echo from a kernel echo socket, SECONDS of silence, another echo: the connection must stay up (the
+ *       heartbeat has to get answers from the kernel).
  *   source LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
  *       sends COUNT messages payload(TAG, i, size) to a kernel sink, as fast as the send buffer allows, then
  *       keeps the stack open until the file named by -Ddone.file exists (the sink got everything) or 180 s.
@@ -70,7 +75,14 @@ public final class Driver
 
     public static void main(final String[] args) throws Exception
     {
-        final int rc = "client".equals(args[0]) ? client(args) : source(args);
+        final int rc;
+        switch (args[0])
+        {
+            case "client": rc = client(args); break;
+            case "sink": rc = sink(args); break;
+            case "idle": rc = idle(args); break;
+            default: rc = source(args); break;
+        }
         System.out.flush();
         System.exit(rc);
     }
@@ -193,6 +205,83 @@ public final class Driver
             got++;
         }
         return true;
+    }
+
+    /** A one-way stream from a kernel source. */
+    static int sink(final String[] args) throws Exception
+    {
+        final InetSocketAddress local = new InetSocketAddress(InetAddress.getByName(args[1]), Integer.parseInt(args[2]));
+        final InetSocketAddress peer = new InetSocketAddress(InetAddress.getByName(args[3]), Integer.parseInt(args[4]));
+        final int tag = Integer.parseInt(args[5]);
+        final int count = Integer.parseInt(args[6]);
+        final int[] sizes = sizes(args[7]);
+        final ByteBuffer in = ByteBuffer.allocateDirect(MAX);
+        long bytes = 0;
+        final long t0 = System.nanoTime();
+        try (RdsStack stack = stack("interop-sink"); RdsSocket socket = socket(stack, local))
+        {
+            socket.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofSeconds(120));
+            System.out.println("sink: bound to " + local);
+            for (int i = 0; i < count; i++)
+            {
+                in.clear();
+                final InetSocketAddress sender = socket.receive(in);
+                if (sender == null)
+                {
+                    System.out.println("FAIL kernel->rds4j stream: no message " + i + " of " + count + " within 120 s");
+                    return 1;
+                }
+                in.flip();
+                final byte[] have = new byte[in.remaining()];
+                in.get(have);
+                final byte[] want = payload(tag, i, sizes[i % sizes.length]);
+                if (!peer.equals(sender) || !java.util.Arrays.equals(want, have))
+                {
+                    System.out.println("FAIL kernel->rds4j stream: message " + i + ": " + have.length + " bytes from " +
+                        sender + ", expected " + want.length + " from " + peer);
+                    return 1;
+                }
+                bytes += have.length;
+            }
+            System.out.printf("PASS kernel->rds4j stream: %d messages, %d bytes (over the kernel socket's 16 MiB send " +
+                "buffer: only rds4j's RDS acks free it) from the kernel, in order, byte for byte, in %.1f s%n", count,
+                bytes, (System.nanoTime() - t0) / 1e9);
+            Thread.sleep(1000); // let the last acks go before the stack closes
+        }
+        return 0;
+    }
+
+    /** An idle connection: one echo, silence, one echo. */
+    static int idle(final String[] args) throws Exception
+    {
+        final InetSocketAddress local = new InetSocketAddress(InetAddress.getByName(args[1]), 6200);
+        final InetSocketAddress peer = new InetSocketAddress(InetAddress.getByName(args[2]), Integer.parseInt(args[3]));
+        final int seconds = Integer.parseInt(args[4]);
+        final ByteBuffer in = ByteBuffer.allocateDirect(MAX);
+        try (RdsStack stack = stack("interop-idle"); RdsSocket socket = socket(stack, local))
+        {
+            for (int round = 0; round < 2; round++)
+            {
+                if (round == 1)
+                {
+                    Thread.sleep(seconds * 1000L);
+                }
+                final byte[] want = payload(9, round, 1000);
+                socket.send(ByteBuffer.wrap(want), peer);
+                in.clear();
+                final InetSocketAddress sender = socket.receive(in);
+                in.flip();
+                final byte[] have = new byte[in.remaining()];
+                in.get(have);
+                if (!peer.equals(sender) || !java.util.Arrays.equals(want, have))
+                {
+                    System.out.println("FAIL idle: echo " + round + " was " + have.length + " bytes from " + sender);
+                    return 1;
+                }
+            }
+        }
+        System.out.println("idle: both echoes came back around " + seconds + " s of silence");
+        return 0;
     }
 
     /** A one-way stream to a kernel sink. */

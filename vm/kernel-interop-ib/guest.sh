@@ -84,12 +84,32 @@ for FC in 0 1; do
   cat "$DIR/sink$S.log"
   [ $src -eq 0 ] || rc=1
   grep -q PASS "$DIR/sink$S.log" || { echo "FAIL stream$S: the sink did not pass (exit $src)"; rc=1; }
-  if grep -q "WARN" "$DIR/driver$S.log" "$DIR/echo$S.log" "$DIR/source$S.log"; then
-    echo "FAIL rds4j warnings$S: $(grep -h WARN "$DIR/driver$S.log" "$DIR/echo$S.log" "$DIR/source$S.log" | head -3)"; rc=1
+  # 5. a one-way stream from the kernel larger than the kernel socket's send buffer: rds4j's acks must free it
+  $DRIVER sink $R 6300 $K 7300 43 300 65536,4096,100,0,1048576 > "$DIR/ksink$S.log" 2>&1 &
+  KSINK=$!
+  for i in $(seq 1 300); do grep -q "bound to" "$DIR/ksink$S.log" && break; sleep 0.2; done
+  timeout 240 $PEER source $K 7300 $R 6300 43 300 65536,4096,100,0,1048576 || { echo "FAIL kernel->rds4j stream$S: the kernel source failed"; rc=1; }
+  wait $KSINK || rc=1
+  grep -E "^(PASS|FAIL)" "$DIR/ksink$S.log"
+  grep -q "^PASS" "$DIR/ksink$S.log" || { echo "FAIL kernel->rds4j stream$S: the rds4j sink did not pass: $(grep -v TRACE "$DIR/ksink$S.log" | tail -2)"; rc=1; }
+  # 6. an idle connection stays up: rds4j's heartbeats (empty ACK_REQUIRED messages to port 1) get kernel acks
+  $PEER echo $K 7400 40 > "$DIR/kidle$S.log" 2>&1 &
+  KIDLE=$!
+  sleep 2
+  timeout 120 ip netns exec J $JAVA $JOPTS -Dorg.slf4j.simpleLogger.log.org.rds4j.transport.ib.IbPath=trace -cp $JAR \
+    $DIR/Driver.java idle $R $K 7400 15 > "$DIR/idle$S.log" 2>&1; irc=$?
+  stop $KIDLE
+  hb=$(grep -c "sending 48 bytes: seq [1-9][0-9]* ack [0-9]* len 0 1->0" "$DIR/idle$S.log")
+  acks=$(grep -c "received 48 bytes: seq 0 ack [1-9][0-9]* len 0 0->0" "$DIR/idle$S.log")
+  if [ $irc -eq 0 ] && [ "$hb" -ge 5 ] && [ "$acks" -ge "$hb" ] && ! grep -q "WARN" "$DIR/idle$S.log"; then
+    echo "PASS idle$S: the connection stayed up through 15 s of silence (heartbeat timeout 10 s): $hb heartbeats, $acks kernel acks"
+  else echo "FAIL idle$S: exit $irc, $hb heartbeats, $acks acks: $(grep -hE "FAIL|WARN" "$DIR/idle$S.log" | head -2)"; rc=1; fi
+  if grep -q "WARN" "$DIR/driver$S.log" "$DIR/echo$S.log" "$DIR/source$S.log" "$DIR/ksink$S.log"; then
+    echo "FAIL rds4j warnings$S: $(grep -h WARN "$DIR/driver$S.log" "$DIR/echo$S.log" "$DIR/source$S.log" "$DIR/ksink$S.log" | head -3)"; rc=1
   else echo "PASS rds4j warnings$S: no WARN line in the rds4j logs (no dropped connection, no bad frame)"; fi
 done
 dmesg > "$DIR/dmesg.log"
-procs=$(ls "$DIR"/*.log | grep -cE '/(driver|echo|ping|source)(-fc)?\.log$')
+procs=$(ls "$DIR"/*.log | grep -cE '/(driver|echo|ping|source|ksink|idle)(-fc)?\.log$')
 if grep -qE "WARNING|BUG|Oops|RIP:|Call Trace|corrupted header|didn't include|fragment header mismatch|incompatible" "$DIR/dmesg.log"; then
   echo "FAIL kernel log: $(grep -E "WARNING|BUG|Oops|corrupted|didn't include|mismatch|incompatible" "$DIR/dmesg.log" | head -3)"; rc=1
 else echo "PASS kernel log: $procs rds4j processes (each a new generation) came and went; the kernel logged no warning, oops, bad header or protocol error"; fi

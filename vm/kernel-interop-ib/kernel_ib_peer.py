@@ -10,6 +10,9 @@ to an rds4j node. One PASS/FAIL line per check on stdout; exit status 0 only if 
       every echo: its sender, its order and its bytes.
   kernel_ib_peer.py ping LOCAL_IP LOCAL_PORT PEER_IP COUNT
       pings port 0 of the rds4j node: each pong must be empty and come from port 0.
+  kernel_ib_peer.py source LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
+      sends COUNT messages payload(TAG, i, size) to an rds4j sink with blocking sends (a send waits while the
+      kernel's send buffer is full, until rds4j's acks free it, and while rds4j's port is congested).
   kernel_ib_peer.py counters [NAME-PREFIX...]
       prints the kernel's RDS counters (RDS_INFO_COUNTERS, as rds-info -c) that are not 0, or those named.
   kernel_ib_peer.py sink LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
@@ -141,7 +144,7 @@ def sink(local_ip, local_port, peer_ip, peer_port, tag, count, sizes):
     s = rds_socket(local_ip, local_port, 60)
     src = (peer_ip, int(peer_port))
     sizes = [int(x) for x in sizes.split(",")]
-    t0 = time.time()
+    t0, nbytes = time.time(), 0
     for i in range(int(count)):
         try:
             data, sender = s.recvfrom(MAX)
@@ -153,8 +156,25 @@ def sink(local_ip, local_port, peer_ip, peer_port, tag, count, sizes):
             print("FAIL rds4j->kernel %s: message %d: %d bytes from %s, expected %d bytes from %s"
                   % (local_port, i, len(data), sender, len(want), src))
             return 1
-    print("PASS rds4j->kernel %s: %s messages from rds4j, in order, byte for byte, in %.1f s"
-          % (local_port, count, time.time() - t0))
+        nbytes += len(data)
+    print("PASS rds4j->kernel stream %s: %s messages, %d bytes (over rds4j's 16 MiB send buffer: only the kernel's "
+          "RDS acks free it) from rds4j, in order, byte for byte, in %.1f s" % (local_port, count, nbytes,
+                                                                             time.time() - t0))
+    return 0
+
+
+def source(local_ip, local_port, peer_ip, peer_port, tag, count, sizes):
+    s = rds_socket(local_ip, local_port, None)
+    dest = (peer_ip, int(peer_port))
+    sizes = [int(x) for x in sizes.split(",")]
+    t0, nbytes = time.time(), 0
+    for i in range(int(count)):
+        data = payload(int(tag), i, sizes[i % len(sizes)])
+        s.sendto(data, dest)
+        nbytes += len(data)
+    print("kernel source: %s messages, %d bytes sent to rds4j in %.1f s" % (count, nbytes, time.time() - t0),
+          flush=True)
+    time.sleep(float(5))  # the socket's close would drop what is not yet sent
     return 0
 
 
@@ -182,4 +202,4 @@ def counters(*prefixes):
 
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
-    sys.exit({"echo": echo, "client": client, "ping": ping, "sink": sink, "counters": counters}[mode](*args))
+    sys.exit({"echo": echo, "client": client, "ping": ping, "sink": sink, "source": source, "counters": counters}[mode](*args))
