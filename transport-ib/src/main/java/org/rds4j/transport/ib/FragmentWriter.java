@@ -11,7 +11,22 @@ import java.nio.ByteBuffer;
  * into fragments in send slots, one send credit per fragment, and records how far a frame got in its position
  * ({@code 48 + fragments * 4096}), so that the connection resumes it from the first fragment not sent. At most
  * one ack-only frame is in flight: another waits (position unchanged) until the first one's slot completes.
- * Agent thread only; allocation free.
+ * <p>
+ * The last fragment of every frame is sent solicited ({@code IBV_SEND_SOLICITED}), and so is the last fragment
+ * posted before a frame stops part way, as the kernel's {@code rds_ib_xmit} and {@code rds_ib_send_ack} do: the
+ * kernel arms its receive CQ for solicited completions only ({@code IB_CQ_SOLICITED}), so it does not look at
+ * what it received until a solicited one arrives.
+ * <p>
+ * Towards kernel RDS ({@link #peerIsKernel}) no handshake probe goes out: the kernel parses the extension headers
+ * of any probe (port 1 to port 0) and of any pong to port 1 in {@code rds_recv_hs_exthdrs}, whose generation
+ * update in Linux 6.1 ({@code rds_conn_peer_gen_update}) warns for every transport but TCP and, when the
+ * generation differs from the one it saw before (a restarted rds4j process), walks eight paths of an IB
+ * connection that has one: a NULL dereference in softirq, a kernel panic (seen in the guest). An unsequenced
+ * probe is not sent at all (the connection starts without one, see {@code IbTransport#startsWithHandshake});
+ * a heartbeat probe (sequenced, empty) goes as an empty message from port 1 to port 1 with
+ * {@code ACK_REQUIRED} and no extension headers: the kernel drops it (no socket on port 1), takes its sequence
+ * and answers with an ack at once, which is the frame the heartbeat waits for. Agent thread only; allocation
+ * free.
  */
 final class FragmentWriter
 {
@@ -31,8 +46,15 @@ final class FragmentWriter
 
         int offset(int slot);
 
-        /** The slot holds a fragment of {@code length} bytes, ready to post. */
-        void commit(int slot, int length);
+        /**
+         * The slot holds a fragment of {@code length} bytes, ready to post.
+         *
+         * @param solicited post it with {@code IBV_SEND_SOLICITED}: the receiver's CQ event fires for it.
+         */
+        void commit(int slot, int length, boolean solicited);
+
+        /** A committed, not yet posted slot is to be posted solicited after all. */
+        void solicit(int slot);
     }
 
     /** Why {@link #write} stopped short of the end of a frame, for counters. */
@@ -47,6 +69,7 @@ final class FragmentWriter
     private long claimed;
     private long completed;
     private long ackIndex = -1;
+    private boolean peerIsKernel;
 
     FragmentWriter(final Slots slots, final IbCredits credits)
     {
@@ -54,10 +77,29 @@ final class FragmentWriter
         this.credits = credits;
     }
 
+    /**
+     * @param kernel true if the peer is kernel RDS (its connection private data gave no credit; rds4j's always
+     *               does): handshake probes are then left out or sent as shown in the class comment.
+     */
+    void peerIsKernel(final boolean kernel)
+    {
+        peerIsKernel = kernel;
+    }
+
     /** {@code count} more send slots completed (in order). */
     void onCompleted(final int count)
     {
         completed += count;
+    }
+
+    /** Rewrites a heartbeat probe's header copy for a kernel peer: port 1 to port 1, ACK_REQUIRED, no extensions. */
+    static void asKernelHeartbeat(final MutableDirectBuffer buffer, final int offset)
+    {
+        buffer.putShort(offset + RdsHeader.DPORT_OFFSET, (short)RdsHeader.PROBE_PORT, java.nio.ByteOrder.BIG_ENDIAN);
+        buffer.putByte(offset + RdsHeader.FLAGS_OFFSET,
+            (byte)(buffer.getByte(offset + RdsHeader.FLAGS_OFFSET) | RdsHeader.FLAG_ACK_REQUIRED));
+        buffer.setMemory(offset + RdsHeader.EXTENSION_OFFSET, RdsHeader.EXTENSION_LENGTH, (byte)0);
+        RdsHeader.writeChecksum(buffer, offset);
     }
 
     /** @return true while an ack-only frame's fragment has not completed. */
@@ -84,7 +126,16 @@ final class FragmentWriter
         {
             return ACK_IN_FLIGHT;
         }
+        final boolean probe = peerIsKernel && payloadLength == 0 && RdsHeader.sport(frameView, 0) == RdsHeader.PROBE_PORT &&
+            RdsHeader.dport(frameView, 0) == 0;
+        if (probe && RdsHeader.sequence(frameView, 0) == 0)
+        {
+            frame.position(frame.limit()); // the unsequenced handshake probe: not for the kernel
+            return DONE;
+        }
         int stop = DONE;
+        final int first = next;
+        int lastSlot = -1;
         while (next < fragmentCount)
         {
             if (slots.inFlight() >= slots.capacity())
@@ -100,7 +151,12 @@ final class FragmentWriter
             final int slot = slots.claim();
             final int length = Fragments.write(frameView, 0, next, credits.takeAdvertisement(), slots.buffer(),
                 slots.offset(slot));
-            slots.commit(slot, length);
+            if (probe)
+            {
+                asKernelHeartbeat(slots.buffer(), slots.offset(slot));
+            }
+            slots.commit(slot, length, next == fragmentCount - 1);
+            lastSlot = slot;
             if (ackOnly)
             {
                 ackIndex = claimed;
@@ -112,6 +168,10 @@ final class FragmentWriter
         {
             frame.position(frame.limit());
             return DONE;
+        }
+        if (next > first)
+        {
+            slots.solicit(lastSlot); // the receiver must see what came so far (and may answer with credits)
         }
         if (next > 0)
         {

@@ -31,6 +31,28 @@ final class Fragments
     }
 
     /**
+     * The checks a received fragment passes before anything in it is used: its size (a header, at most a full
+     * slice) and {@link RdsHeader#validate}, which includes the checksum: a non-zero checksum must verify, and 0
+     * means "not checksummed", as the kernel's {@code rds_message_verify_checksum} has it. Both the kernel and rds4j
+     * checksum every IB header, but a header whose checksum comes out as 0 (one in 65,535) is sent with 0, so 0
+     * cannot be refused.
+     *
+     * @param buffer the receive buffer.
+     * @param offset where the fragment's header starts.
+     * @param length the bytes the completion reported.
+     * @return null if the fragment may be processed, else why not (the connection must be dropped).
+     */
+    static String checkReceived(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < RdsHeader.LENGTH || length > FRAGMENT_BYTES)
+        {
+            return "fragment of " + length + " bytes";
+        }
+        final int verdict = RdsHeader.validate(buffer, offset);
+        return verdict == RdsHeader.VALID ? null : RdsHeader.describeValidation(verdict);
+    }
+
+    /**
      * @param payloadLength a message's payload bytes.
      * @param index         a fragment's index, 0-based.
      * @return the payload bytes that fragment carries.

@@ -5,6 +5,14 @@ package org.rds4j.transport.ib;
  * fragment may only be posted with a send credit, one per receive buffer the peer advertised; this side's
  * newly posted receive buffers are advertised to the peer in the {@code credit} byte of the headers it sends.
  * <p>
+ * Flow control of this side's sends is on only if the peer's connection private data gave a non-zero credit,
+ * as the kernel decides it ({@code rds_ib_set_flow_control}: {@code i_flowctl} needs the peer's credit). A kernel
+ * peer always gives 0: its flow control is off by default ({@code net.rds.ib.flow_control}), and even with it on
+ * it posts its receive buffers only once the connection is established, after its private data went. With flow
+ * control off every fragment may be posted at once (a full receive ring on the peer makes the QP retry: RNR retry
+ * 7 is "forever"). This side still advertises its receive buffers, because a kernel with flow control on turns it
+ * on for its own sends when rds4j's private data gave credits, and then sends only on what rds4j advertises.
+ * <p>
  * One rule keeps both sides from waiting on each other forever: while this side has nothing to advertise,
  * its last send credit is held back, so the last credit it spends always carries a credit update. A
  * connection with 16 or more receive buffers waiting to be advertised asks for an ack-only frame to carry
@@ -22,6 +30,7 @@ final class IbCredits
     static final int MAX_SEND_CREDITS = 0xFFFF;
 
     private final int advertiseThreshold;
+    private boolean flowControl = true;
     private int sendCredits;
     private int unadvertised;
 
@@ -44,12 +53,20 @@ final class IbCredits
      * Starts a new connection: no receive buffer of this side is waiting to be advertised (those posted before
      * connecting were told in the private data).
      *
-     * @param initialSendCredits the receive buffers the peer posted, from its connection private data.
+     * @param initialSendCredits the receive buffers the peer posted, from its connection private data; 0 turns
+     *                           flow control of this side's sends off for the connection, as the kernel does.
      */
     void reset(final int initialSendCredits)
     {
+        flowControl = initialSendCredits > 0;
         sendCredits = Math.min(MAX_SEND_CREDITS, Math.max(0, initialSendCredits));
         unadvertised = 0;
+    }
+
+    /** @return true if sends need credits on this connection (the peer's private data gave some). */
+    boolean flowControl()
+    {
+        return flowControl;
     }
 
     /** A received header advertised {@code credits} receive buffers of the peer. */
@@ -72,6 +89,10 @@ final class IbCredits
      */
     int grab(final int wanted)
     {
+        if (!flowControl)
+        {
+            return wanted;
+        }
         int available = sendCredits;
         if (available > 0 && unadvertised == 0)
         {

@@ -29,9 +29,9 @@ import java.nio.ByteBuffer;
  * how far it got ({@code 48 + fragments * 4096}) and the connection resumes it first. At most one ack-only
  * frame is in flight.
  * <p>
- * Receive: completions are polled in batches; every header is validated and must carry a checksum that
- * verifies; credits are taken; fragments are reassembled; the buffer is posted again and counted for the
- * next advertisement. Agent thread only.
+ * Receive: completions are polled in batches; every fragment's size and header are checked
+ * ({@link Fragments#checkReceived}: a non-zero checksum must verify); credits are taken; fragments are
+ * reassembled; the buffer is posted again and counted for the next advertisement. Agent thread only.
  */
 final class IbPath implements TransportPath
 {
@@ -70,6 +70,8 @@ final class IbPath implements TransportPath
     CompletionQueue cq;
     private SendRing sendRing;
     private ReceiveRing receiveRing;
+    /** The peer is kernel RDS: its private data gave no credit (rds4j's always gives its receive ring). */
+    private boolean kernelPeer;
     /** The CQ is armed and its event not yet consumed: the agent leaves it alone until the event. */
     boolean armed;
     private long lastCompletionNs;
@@ -138,9 +140,15 @@ final class IbPath implements TransportPath
             }
 
             @Override
-            public void commit(final int slot, final int length)
+            public void commit(final int slot, final int length, final boolean solicited)
             {
-                ring.commit(slot, length);
+                ring.commit(slot, length, solicited);
+            }
+
+            @Override
+            public void solicit(final int slot)
+            {
+                ring.solicit(slot);
             }
         }, credits);
         final int posted = receiveRing.postAll();
@@ -162,8 +170,29 @@ final class IbPath implements TransportPath
     {
         state = State.ESTABLISHED;
         credits.reset(peer.credit);
+        kernelPeer = peer.credit == 0;
+        writer.peerIsKernel(kernelPeer);
+        if (LOG.isDebugEnabled())
+        {
+            LOG.debug("{} established ({}): protocol {}.{}, the peer's credit {} (flow control of our sends {}), its ack {}",
+                this, active ? "we connected" : "we accepted", peer.version >> 8, peer.version & 0xFF, peer.credit,
+                credits.flowControl() ? "on" : "off", peer.ackSequence);
+            if (kernelPeer)
+            {
+                LOG.debug("{}: the peer is kernel RDS (no credit in its private data): no handshake probe, heartbeats " +
+                    "as empty ACK_REQUIRED messages to its port 1", this);
+            }
+        }
         lastCompletionNs = nowNs;
-        connection.onConnected(this);
+        transport.establishingKernelPeer = kernelPeer;
+        try
+        {
+            connection.onConnected(this);
+        }
+        finally
+        {
+            transport.establishingKernelPeer = false;
+        }
         if (peer.ackSequence != 0 && state == State.ESTABLISHED)
         {
             connection.onPeerAck(peer.ackSequence);
@@ -229,6 +258,10 @@ final class IbPath implements TransportPath
     /** @return true if the whole frame is in the ring; else counts why not. */
     private boolean cut(final ByteBuffer frame)
     {
+        if (LOG.isTraceEnabled() && frame.position() == 0)
+        {
+            LOG.trace("{} sending {}", this, describe(new UnsafeBuffer(frame), 0, frame.limit()));
+        }
         final int result = writer.write(frame);
         switch (result)
         {
@@ -356,16 +389,15 @@ final class IbPath implements TransportPath
         final UnsafeBuffer buffer = receiveRing.buffer();
         final int offset = receiveRing.offset(slot);
         transport.stats.fragmentsReceived++;
-        if (length < RdsHeader.LENGTH || length > Fragments.FRAGMENT_BYTES)
+        final String bad = Fragments.checkReceived(buffer, offset, length);
+        if (bad != null)
         {
-            badFrame("fragment of " + length + " bytes");
+            badFrame(bad);
             return;
         }
-        final int verdict = RdsHeader.validate(buffer, offset);
-        if (verdict != RdsHeader.VALID || RdsHeader.checksumField(buffer, offset) == 0)
+        if (LOG.isTraceEnabled())
         {
-            badFrame(verdict != RdsHeader.VALID ? RdsHeader.describeValidation(verdict) : "header without a checksum");
-            return;
+            LOG.trace("{} received {}", this, describe(buffer, offset, length));
         }
         credits.onCreditsReceived(RdsHeader.credit(buffer, offset));
         final int result = reassembler.onFragment(buffer, offset, length);
@@ -408,6 +440,16 @@ final class IbPath implements TransportPath
         {
             connection.requestControlFrame();
         }
+    }
+
+    /** One fragment's or frame's header, for trace logs. */
+    private static String describe(final org.agrona.DirectBuffer buffer, final int offset, final int length)
+    {
+        return length + " bytes: seq " + RdsHeader.sequence(buffer, offset) + " ack " + RdsHeader.ack(buffer, offset) +
+            " len " + RdsHeader.length(buffer, offset) + " " + RdsHeader.sport(buffer, offset) + "->" +
+            RdsHeader.dport(buffer, offset) + " flags 0x" + Integer.toHexString(RdsHeader.flags(buffer, offset)) +
+            " credit " + RdsHeader.credit(buffer, offset) + " csum 0x" +
+            Integer.toHexString(RdsHeader.checksumField(buffer, offset));
     }
 
     private void badFrame(final String why)

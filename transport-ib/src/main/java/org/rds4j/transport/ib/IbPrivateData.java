@@ -44,6 +44,16 @@ final class IbPrivateData
     static final int VERSION_3_1 = 0x0301;
     static final int MINOR_MASK_OFFERED = 0x3;
 
+    /**
+     * The private data of rds4j's connection rejects: the int 1 ({@code RDS_RDMA_REJ_INCOMPAT}) in the byte order
+     * of the kernel's x86 hosts (little-endian), which is what the kernel's own rejects carry. Linux 6.1's
+     * {@code rds_rdma_cm_event_handler_cmn} drops its connection attempt (and retries, proposing 3.1) only for a
+     * reject without data or with exactly this int; any other data leaves its connection in CONNECTING for good,
+     * rejecting every later request from us as a crossed connect (seen in the guest with rds4j's former reject
+     * data, 00 00 04 01).
+     */
+    static final byte[] REJECT = {1, 0, 0, 0};
+
     final byte[] bytes = new byte[LENGTH];
     private final UnsafeBuffer view = new UnsafeBuffer(bytes);
 

@@ -65,8 +65,6 @@ public final class IbTransport implements Transport
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int LISTEN_BACKLOG = 128;
     private static final int MAX_WATCHED = 1024;
-    /** Reject private data: the version rds4j speaks, be32, as the kernel's reject tells its version. */
-    private static final byte[] REJECT_DATA = {0, 0, 4, 1};
 
     final TransportContext context;
     final StackCounters counters;
@@ -99,6 +97,8 @@ public final class IbTransport implements Transport
     private volatile boolean running;
     private volatile boolean started;
     private int nextTag = 1;
+    /** Set by {@link IbPath#onEstablished} around {@code Connection.onConnected} for a kernel peer (agent thread). */
+    boolean establishingKernelPeer;
     private long nowNs;
 
     /** Verbs calls and events of this transport, for figures and tests (agent thread writes). */
@@ -337,6 +337,20 @@ public final class IbTransport implements Transport
     public boolean initiatesReconnect(final Connection connection)
     {
         return Addresses.compare(connection.localAddress(), connection.remoteAddress()) < 0;
+    }
+
+    /**
+     * True except while a path to a kernel RDS peer is being reported up (agent thread, inside
+     * {@code Connection.onConnected}): a connection to the kernel starts without the handshake probe, which the
+     * kernel must not get over IB (see {@link FragmentWriter}). Such a connection never learns the peer's
+     * generation; kernel IB sends RDS acks, so nothing else changes. Leaving the probe out also keeps the
+     * kernel's next expected sequence where it is after a reconnect (an unsequenced probe would set it to 1 and
+     * make it deliver retransmissions again).
+     */
+    @Override
+    public boolean startsWithHandshake()
+    {
+        return !establishingKernelPeer;
     }
 
     @Override
@@ -755,7 +769,7 @@ public final class IbTransport implements Transport
         LOG.debug("rejecting an rdma_cm connect request: {}", reason);
         try
         {
-            id.reject(REJECT_DATA, REJECT_DATA.length);
+            id.reject(IbPrivateData.REJECT, IbPrivateData.REJECT.length);
         }
         catch (final RuntimeException ex)
         {

@@ -8,6 +8,7 @@ import org.rds4j.core.wire.RdsHeader;
 import java.nio.ByteBuffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The partial-frame and credit interplay of an IB path's send side, with a fake send ring. */
@@ -19,6 +20,7 @@ class FragmentWriterTest
         final int capacity;
         final UnsafeBuffer buffer;
         final int[] lengths;
+        final boolean[] solicited;
         long head;
         long tail;
 
@@ -27,6 +29,7 @@ class FragmentWriterTest
             this.capacity = capacity;
             buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(capacity * Fragments.FRAGMENT_BYTES));
             lengths = new int[capacity];
+            solicited = new boolean[capacity];
         }
 
         @Override
@@ -60,9 +63,16 @@ class FragmentWriterTest
         }
 
         @Override
-        public void commit(final int slot, final int length)
+        public void commit(final int slot, final int length, final boolean solicited)
         {
             lengths[slot] = length;
+            this.solicited[slot] = solicited;
+        }
+
+        @Override
+        public void solicit(final int slot)
+        {
+            solicited[slot] = true;
         }
 
         int complete(final int count)
@@ -94,6 +104,80 @@ class FragmentWriterTest
         return frame;
     }
 
+    private static ByteBuffer probe(final long sequence)
+    {
+        final ByteBuffer frame = ByteBuffer.allocateDirect(RdsHeader.LENGTH);
+        final UnsafeBuffer view = new UnsafeBuffer(frame);
+        RdsHeader.write(view, 0, sequence, 3, 0, RdsHeader.PROBE_PORT, 0, 0, 0);
+        // NPATHS 1 and GEN_NUM, as rds4j's probes carry them
+        view.putByte(RdsHeader.EXTENSION_OFFSET, (byte)RdsHeader.EXT_NPATHS);
+        view.putShort(RdsHeader.EXTENSION_OFFSET + 1, (short)1, java.nio.ByteOrder.BIG_ENDIAN);
+        view.putByte(RdsHeader.EXTENSION_OFFSET + 3, (byte)RdsHeader.EXT_GEN_NUM);
+        view.putInt(RdsHeader.EXTENSION_OFFSET + 4, 0x12345678, java.nio.ByteOrder.BIG_ENDIAN);
+        RdsHeader.writeChecksum(view, 0);
+        return frame;
+    }
+
+    @Test
+    void aKernelPeerGetsNoHandshakeProbeAndHeartbeatsWithoutExtensions()
+    {
+        final FakeSlots slots = new FakeSlots(16);
+        final IbCredits credits = new IbCredits();
+        credits.reset(0);
+        final FragmentWriter writer = new FragmentWriter(slots, credits);
+        writer.peerIsKernel(true);
+
+        final ByteBuffer handshake = probe(0);
+        assertEquals(FragmentWriter.DONE, writer.write(handshake), "the unsequenced probe counts as sent");
+        assertEquals(handshake.limit(), handshake.position());
+        assertEquals(0, slots.inFlight(), "but nothing goes to the kernel");
+
+        assertEquals(FragmentWriter.DONE, writer.write(probe(7)));
+        assertEquals(1, slots.inFlight());
+        final int at = slots.offset(0);
+        assertEquals(7, RdsHeader.sequence(slots.buffer, at), "the heartbeat keeps its sequence");
+        assertEquals(3, RdsHeader.ack(slots.buffer, at));
+        assertEquals(RdsHeader.PROBE_PORT, RdsHeader.sport(slots.buffer, at));
+        assertEquals(RdsHeader.PROBE_PORT, RdsHeader.dport(slots.buffer, at), "to port 1, not the kernel's port 0");
+        assertEquals(RdsHeader.FLAG_ACK_REQUIRED, RdsHeader.flags(slots.buffer, at), "the kernel acks it at once");
+        assertEquals(0, RdsHeader.generation(slots.buffer, at), "no extension headers");
+        for (int i = 0; i < RdsHeader.EXTENSION_LENGTH; i++)
+        {
+            assertEquals(0, slots.buffer.getByte(at + RdsHeader.EXTENSION_OFFSET + i));
+        }
+        assertTrue(RdsHeader.checksumField(slots.buffer, at) != 0);
+        assertTrue(RdsHeader.isChecksumValid(slots.buffer, at), "the checksum is made again");
+        assertEquals(RdsHeader.LENGTH, slots.lengths[0]);
+
+        // another rds4j node gets the probes as they are
+        final FakeSlots other = new FakeSlots(16);
+        final FragmentWriter toRds4j = new FragmentWriter(other, credits);
+        assertEquals(FragmentWriter.DONE, toRds4j.write(probe(0)));
+        assertEquals(FragmentWriter.DONE, toRds4j.write(probe(7)));
+        assertEquals(2, other.inFlight());
+        assertEquals(0, RdsHeader.dport(other.buffer, other.offset(1)));
+        assertEquals(0x12345678, RdsHeader.generation(other.buffer, other.offset(1)));
+    }
+
+    @Test
+    void theLastFragmentOfEveryFrameIsSolicitedAsTheKernelWantsIt()
+    {
+        // kernel rds_rdma arms its receive CQ with IB_CQ_SOLICITED: unsolicited sends alone never wake it
+        final FakeSlots slots = new FakeSlots(16);
+        final IbCredits credits = new IbCredits();
+        credits.reset(0); // a kernel peer: no flow control
+        final FragmentWriter writer = new FragmentWriter(slots, credits);
+        assertEquals(FragmentWriter.DONE, writer.write(frame(1, 3 * Fragments.FRAGMENT_PAYLOAD)));
+        assertEquals(FragmentWriter.DONE, writer.write(frame(2, 0)));
+        assertEquals(FragmentWriter.DONE, writer.write(ackOnly(2)));
+        assertEquals(5, slots.inFlight());
+        final boolean[] expected = {false, false, true, true, true};
+        for (int i = 0; i < expected.length; i++)
+        {
+            assertEquals(expected[i], slots.solicited[i], "fragment " + i);
+        }
+    }
+
     @Test
     void aFrameStoppedByCreditsResumesFromItsFirstUnsentFragment()
     {
@@ -106,11 +190,17 @@ class FragmentWriterTest
         assertEquals(FragmentWriter.NO_CREDIT, writer.write(big));
         assertEquals(RdsHeader.LENGTH + 10 * Fragments.FRAGMENT_PAYLOAD, big.position(), "10 fragments went");
         assertEquals(10, slots.inFlight());
+        assertTrue(slots.solicited[9], "the last fragment before the stop is solicited: the kernel must look");
+        assertFalse(slots.solicited[8]);
 
         credits.onCreditsReceived(300);
         assertEquals(FragmentWriter.DONE, writer.write(big));
         assertEquals(big.limit(), big.position());
         assertEquals(256, slots.inFlight());
+        for (int i = 10; i < 256; i++)
+        {
+            assertEquals(i == 255, slots.solicited[i], "only the frame's last fragment is solicited, not " + i);
+        }
 
         // every fragment carries the header (with its checksum) and its own slice, and they reassemble
         final FragmentReassembler reassembler = new FragmentReassembler();

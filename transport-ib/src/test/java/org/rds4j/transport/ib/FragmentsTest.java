@@ -7,6 +7,8 @@ import org.rds4j.core.wire.RdsHeader;
 import java.nio.ByteBuffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class FragmentsTest
@@ -118,6 +120,26 @@ class FragmentsTest
             "taken as a first fragment: same header");
         assertEquals(FragmentReassembler.BAD_LENGTH, reassembler.onFragment(slots, 0, RdsHeader.LENGTH + 905),
             "the last slice is 904 bytes");
+    }
+
+    @Test
+    void aHeaderWhoseChecksumComesOutAsZeroIsAccepted()
+    {
+        // a ping from port 65535: the header's 16-bit words add up to 0xFFFF, so its checksum is 0 (the kernel's
+        // ip_fast_csum gives 0 too); 0 reads as "not checksummed", and such a header must not break the connection
+        RdsHeader.write(frame, 0, 0, 0, 0, 0xFFFF, 0, 0, 0);
+        RdsHeader.writeChecksum(frame, 0);
+        assertEquals(0, RdsHeader.checksumField(frame, 0));
+        assertNull(Fragments.checkReceived(frame, 0, RdsHeader.LENGTH));
+
+        stamp(5, 100, 4000, 5000);
+        RdsHeader.writeChecksum(frame, 0);
+        assertNull(Fragments.checkReceived(frame, 0, RdsHeader.LENGTH + 100));
+        frame.putByte(RdsHeader.CREDIT_OFFSET, (byte)3); // changed after the checksum was made
+        assertNotNull(Fragments.checkReceived(frame, 0, RdsHeader.LENGTH + 100), "a checksum that does not verify");
+        frame.putByte(RdsHeader.CREDIT_OFFSET, (byte)0);
+        assertNotNull(Fragments.checkReceived(frame, 0, RdsHeader.LENGTH - 1), "shorter than a header");
+        assertNotNull(Fragments.checkReceived(frame, 0, Fragments.FRAGMENT_BYTES + 1), "longer than a fragment");
     }
 
     private void stamp(final long sequence, final int length, final int sport, final int dport)

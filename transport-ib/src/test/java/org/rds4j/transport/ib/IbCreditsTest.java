@@ -28,10 +28,10 @@ class IbCreditsTest
     @Test
     void creditsFromThePeerAddUpAndAreCappedAt16Bits()
     {
-        credits.reset(0);
-        assertEquals(0, credits.grab(1));
+        credits.reset(1);
+        assertEquals(0, credits.grab(1), "the one credit is held back");
         credits.onCreditsReceived(255);
-        credits.onCreditsReceived(10);
+        credits.onCreditsReceived(9);
         assertEquals(265, credits.sendCredits());
         assertEquals(10, credits.grab(10));
         credits.onCreditsReceived(IbCredits.MAX_SEND_CREDITS);
@@ -68,5 +68,25 @@ class IbCreditsTest
         credits.reset(3);
         assertEquals(3, credits.sendCredits());
         assertEquals(0, credits.unadvertised());
+    }
+
+    @Test
+    void noInitialCreditFromThePeerTurnsFlowControlOffAsTheKernelDoes()
+    {
+        credits.reset(0); // a kernel peer: its private data always carries credit 0
+        assertFalse(credits.flowControl());
+        assertEquals(1000, credits.grab(1000), "every fragment may go without credits");
+        assertEquals(1, credits.grab(1));
+        assertEquals(0, credits.sendCredits());
+        credits.onCreditsReceived(255);
+        assertEquals(300, credits.grab(300), "credits the peer advertises anyway change nothing");
+
+        credits.onReceivesPosted(20);
+        assertTrue(credits.advertiseSoon(), "this side still advertises: a kernel with flow control on needs it");
+        assertEquals(20, credits.takeAdvertisement());
+
+        credits.reset(1024); // the next connection, to a peer that gave credits
+        assertTrue(credits.flowControl());
+        assertEquals(1023, credits.grab(2000));
     }
 }

@@ -62,4 +62,12 @@ class IbPrivateDataTest
         data.encode(InetAddress.getByName("10.0.0.1"), InetAddress.getByName("10.0.0.2"), 0x0203, 0, 1);
         assertNotNull(IbPrivateData.decode(data.bytes, 32, new IbPrivateData.Decoded()).error);
     }
+
+    @Test
+    void aRejectCarriesTheIntOneAsTheKernelReadsIt()
+    {
+        // the kernel reads the first 4 bytes of a reject's data as a host-order int and recovers only from 1
+        assertEquals(1, java.nio.ByteBuffer.wrap(IbPrivateData.REJECT).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt());
+        assertEquals(4, IbPrivateData.REJECT.length);
+    }
 }

@@ -9,7 +9,7 @@ import static org.rds4j.transport.ib.verbs.VerbsLayout.*;
  * bytes (defaults 256 x 4 KiB, as kernel RDS), and for each a {@code struct ibv_send_wr} and a
  * {@code struct ibv_sge} laid out once in native memory ({@code wr_id}, {@code sg_list}, {@code num_sge},
  * {@code opcode}, the SGE's address and lkey never change). A send patches only the SGE length, the WR's
- * {@code next} link and its signalled flag.
+ * {@code next} link and its flags (signalled, solicited).
  * <p>
  * Usage, in order, on one thread: {@link #claim()} a slot, write the fragment at
  * {@link #offset(int)} in {@link #buffer()}, {@link #commit(int, int)} it; {@link #post()} posts everything
@@ -35,6 +35,7 @@ public final class SendRing implements AutoCloseable
     private final UnsafeBuffer wr;
     private final long wrBase;
     private final int sgeBase;
+    private final boolean[] solicited;
     private long head;       // next slot to claim
     private long committed;  // slots up to here are committed
     private long posted;     // slots up to here are posted
@@ -56,6 +57,7 @@ public final class SendRing implements AutoCloseable
         this.fragmentSize = fragmentSize;
         this.tag = tag;
         this.signalInterval = Math.min(signalInterval, slots);
+        solicited = new boolean[slots];
         fragments = new NativeBlock(slots * fragmentSize);
         region = queuePair.context().register(fragments);
         sgeBase = slots * SEND_WR_SIZE;
@@ -117,15 +119,37 @@ public final class SendRing implements AutoCloseable
         return (int)(head++ % slots);
     }
 
-    /** Marks a claimed slot (in claim order) ready to post with {@code length} bytes. */
+    /** Marks a claimed slot (in claim order) ready to post with {@code length} bytes, not solicited. */
     public void commit(final int slot, final int length)
+    {
+        commit(slot, length, false);
+    }
+
+    /**
+     * Marks a claimed slot (in claim order) ready to post with {@code length} bytes.
+     *
+     * @param solicited post it with {@code IBV_SEND_SOLICITED} (a receiver that armed its CQ for solicited
+     *                  completions only gets an event for it).
+     */
+    public void commit(final int slot, final int length, final boolean solicited)
     {
         if (committed >= head || slot != (int)(committed % slots) || length < 0 || length > fragmentSize)
         {
             throw new IllegalStateException("commit of slot " + slot + " (" + length + " bytes) out of order");
         }
         wr.putInt(sgeBase + slot * SGE_SIZE + SGE_LENGTH, length);
+        this.solicited[slot] = solicited;
         committed++;
+    }
+
+    /** A committed slot not yet posted is to be posted solicited. */
+    public void solicit(final int slot)
+    {
+        if (slot < 0 || slot >= slots)
+        {
+            throw new IllegalArgumentException("slot " + slot);
+        }
+        solicited[slot] = true;
     }
 
     /**
@@ -151,7 +175,8 @@ public final class SendRing implements AutoCloseable
                 sinceSignal = 0;
             }
             wr.putLong(w + SEND_WR_NEXT, last ? 0 : wrBase + (int)((i + 1) % slots) * SEND_WR_SIZE);
-            wr.putInt(w + SEND_WR_SEND_FLAGS, signal ? IBV_SEND_SIGNALED : 0);
+            wr.putInt(w + SEND_WR_SEND_FLAGS, (signal ? IBV_SEND_SIGNALED : 0) |
+                (solicited[(int)(i % slots)] ? IBV_SEND_SOLICITED : 0));
         }
         final int rc = queuePair.postSend(wrBase + (int)(posted % slots) * SEND_WR_SIZE);
         if (rc != 0)
