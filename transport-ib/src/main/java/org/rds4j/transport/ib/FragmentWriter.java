@@ -15,18 +15,7 @@ import java.nio.ByteBuffer;
  * The last fragment of every frame is sent solicited ({@code IBV_SEND_SOLICITED}), and so is the last fragment
  * posted before a frame stops part way, as the kernel's {@code rds_ib_xmit} and {@code rds_ib_send_ack} do: the
  * kernel arms its receive CQ for solicited completions only ({@code IB_CQ_SOLICITED}), so it does not look at
- * what it received until a solicited one arrives.
- * <p>
- * Towards kernel RDS ({@link #peerIsKernel}) no handshake probe goes out: the kernel parses the extension headers
- * of any probe (port 1 to port 0) and of any pong to port 1 in {@code rds_recv_hs_exthdrs}, whose generation
- * update in Linux 6.1 ({@code rds_conn_peer_gen_update}) warns for every transport but TCP and, when the
- * generation differs from the one it saw before (a restarted rds4j process), walks eight paths of an IB
- * connection that has one: a NULL dereference in softirq, a kernel panic (seen in the guest). An unsequenced
- * probe is not sent at all (the connection starts without one, see {@code IbTransport#startsWithHandshake});
- * a heartbeat probe (sequenced, empty) goes as an empty message from port 1 to port 1 with
- * {@code ACK_REQUIRED} and no extension headers: the kernel drops it (no socket on port 1), takes its sequence
- * and answers with an ack at once, which is the frame the heartbeat waits for. Agent thread only; allocation
- * free.
+ * what it received until a solicited one arrives. Agent thread only; allocation free.
  */
 final class FragmentWriter
 {
@@ -69,7 +58,6 @@ final class FragmentWriter
     private long claimed;
     private long completed;
     private long ackIndex = -1;
-    private boolean peerIsKernel;
 
     FragmentWriter(final Slots slots, final IbCredits credits)
     {
@@ -77,29 +65,10 @@ final class FragmentWriter
         this.credits = credits;
     }
 
-    /**
-     * @param kernel true if the peer is kernel RDS (its connection private data gave no credit; rds4j's always
-     *               does): handshake probes are then left out or sent as shown in the class comment.
-     */
-    void peerIsKernel(final boolean kernel)
-    {
-        peerIsKernel = kernel;
-    }
-
     /** {@code count} more send slots completed (in order). */
     void onCompleted(final int count)
     {
         completed += count;
-    }
-
-    /** Rewrites a heartbeat probe's header copy for a kernel peer: port 1 to port 1, ACK_REQUIRED, no extensions. */
-    static void asKernelHeartbeat(final MutableDirectBuffer buffer, final int offset)
-    {
-        buffer.putShort(offset + RdsHeader.DPORT_OFFSET, (short)RdsHeader.PROBE_PORT, java.nio.ByteOrder.BIG_ENDIAN);
-        buffer.putByte(offset + RdsHeader.FLAGS_OFFSET,
-            (byte)(buffer.getByte(offset + RdsHeader.FLAGS_OFFSET) | RdsHeader.FLAG_ACK_REQUIRED));
-        buffer.setMemory(offset + RdsHeader.EXTENSION_OFFSET, RdsHeader.EXTENSION_LENGTH, (byte)0);
-        RdsHeader.writeChecksum(buffer, offset);
     }
 
     /** @return true while an ack-only frame's fragment has not completed. */
@@ -126,13 +95,6 @@ final class FragmentWriter
         {
             return ACK_IN_FLIGHT;
         }
-        final boolean probe = peerIsKernel && payloadLength == 0 && RdsHeader.sport(frameView, 0) == RdsHeader.PROBE_PORT &&
-            RdsHeader.dport(frameView, 0) == 0;
-        if (probe && RdsHeader.sequence(frameView, 0) == 0)
-        {
-            frame.position(frame.limit()); // the unsequenced handshake probe: not for the kernel
-            return DONE;
-        }
         int stop = DONE;
         final int first = next;
         int lastSlot = -1;
@@ -151,10 +113,6 @@ final class FragmentWriter
             final int slot = slots.claim();
             final int length = Fragments.write(frameView, 0, next, credits.takeAdvertisement(), slots.buffer(),
                 slots.offset(slot));
-            if (probe)
-            {
-                asKernelHeartbeat(slots.buffer(), slots.offset(slot));
-            }
             slots.commit(slot, length, next == fragmentCount - 1);
             lastSlot = slot;
             if (ackOnly)

@@ -171,7 +171,6 @@ final class IbPath implements TransportPath
         state = State.ESTABLISHED;
         credits.reset(peer.credit);
         kernelPeer = peer.credit == 0;
-        writer.peerIsKernel(kernelPeer);
         if (LOG.isDebugEnabled())
         {
             LOG.debug("{} established ({}): protocol {}.{}, the peer's credit {} (flow control of our sends {}), its ack {}",
@@ -179,24 +178,25 @@ final class IbPath implements TransportPath
                 credits.flowControl() ? "on" : "off", peer.ackSequence);
             if (kernelPeer)
             {
-                LOG.debug("{}: the peer is kernel RDS (no credit in its private data): no handshake probe, heartbeats " +
-                    "as empty ACK_REQUIRED messages to its port 1", this);
+                LOG.debug("{}: the peer is kernel RDS (no credit in its private data)", this);
             }
         }
         lastCompletionNs = nowNs;
-        transport.establishingKernelPeer = kernelPeer;
-        try
-        {
-            connection.onConnected(this);
-        }
-        finally
-        {
-            transport.establishingKernelPeer = false;
-        }
+        connection.onConnected(this);
         if (peer.ackSequence != 0 && state == State.ESTABLISHED)
         {
             connection.onPeerAck(peer.ackSequence);
         }
+    }
+
+    /**
+     * A peer whose connection private data gives no credit is kernel RDS: rds4j always offers its receive ring,
+     * the kernel never (its flow control is off by default, and even on it posts receives only later).
+     */
+    @Override
+    public boolean peerIsKernel()
+    {
+        return kernelPeer;
     }
 
     boolean isEstablished()

@@ -97,8 +97,6 @@ public final class IbTransport implements Transport
     private volatile boolean running;
     private volatile boolean started;
     private int nextTag = 1;
-    /** Set by {@link IbPath#onEstablished} around {@code Connection.onConnected} for a kernel peer (agent thread). */
-    boolean establishingKernelPeer;
     private long nowNs;
 
     /** Verbs calls and events of this transport, for figures and tests (agent thread writes). */
@@ -337,20 +335,6 @@ public final class IbTransport implements Transport
     public boolean initiatesReconnect(final Connection connection)
     {
         return Addresses.compare(connection.localAddress(), connection.remoteAddress()) < 0;
-    }
-
-    /**
-     * True except while a path to a kernel RDS peer is being reported up (agent thread, inside
-     * {@code Connection.onConnected}): a connection to the kernel starts without the handshake probe, which the
-     * kernel must not get over IB (see {@link FragmentWriter}). Such a connection never learns the peer's
-     * generation; kernel IB sends RDS acks, so nothing else changes. Leaving the probe out also keeps the
-     * kernel's next expected sequence where it is after a reconnect (an unsequenced probe would set it to 1 and
-     * make it deliver retransmissions again).
-     */
-    @Override
-    public boolean startsWithHandshake()
-    {
-        return !establishingKernelPeer;
     }
 
     @Override

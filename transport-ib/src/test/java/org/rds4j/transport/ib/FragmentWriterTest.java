@@ -104,61 +104,6 @@ class FragmentWriterTest
         return frame;
     }
 
-    private static ByteBuffer probe(final long sequence)
-    {
-        final ByteBuffer frame = ByteBuffer.allocateDirect(RdsHeader.LENGTH);
-        final UnsafeBuffer view = new UnsafeBuffer(frame);
-        RdsHeader.write(view, 0, sequence, 3, 0, RdsHeader.PROBE_PORT, 0, 0, 0);
-        // NPATHS 1 and GEN_NUM, as rds4j's probes carry them
-        view.putByte(RdsHeader.EXTENSION_OFFSET, (byte)RdsHeader.EXT_NPATHS);
-        view.putShort(RdsHeader.EXTENSION_OFFSET + 1, (short)1, java.nio.ByteOrder.BIG_ENDIAN);
-        view.putByte(RdsHeader.EXTENSION_OFFSET + 3, (byte)RdsHeader.EXT_GEN_NUM);
-        view.putInt(RdsHeader.EXTENSION_OFFSET + 4, 0x12345678, java.nio.ByteOrder.BIG_ENDIAN);
-        RdsHeader.writeChecksum(view, 0);
-        return frame;
-    }
-
-    @Test
-    void aKernelPeerGetsNoHandshakeProbeAndHeartbeatsWithoutExtensions()
-    {
-        final FakeSlots slots = new FakeSlots(16);
-        final IbCredits credits = new IbCredits();
-        credits.reset(0);
-        final FragmentWriter writer = new FragmentWriter(slots, credits);
-        writer.peerIsKernel(true);
-
-        final ByteBuffer handshake = probe(0);
-        assertEquals(FragmentWriter.DONE, writer.write(handshake), "the unsequenced probe counts as sent");
-        assertEquals(handshake.limit(), handshake.position());
-        assertEquals(0, slots.inFlight(), "but nothing goes to the kernel");
-
-        assertEquals(FragmentWriter.DONE, writer.write(probe(7)));
-        assertEquals(1, slots.inFlight());
-        final int at = slots.offset(0);
-        assertEquals(7, RdsHeader.sequence(slots.buffer, at), "the heartbeat keeps its sequence");
-        assertEquals(3, RdsHeader.ack(slots.buffer, at));
-        assertEquals(RdsHeader.PROBE_PORT, RdsHeader.sport(slots.buffer, at));
-        assertEquals(RdsHeader.PROBE_PORT, RdsHeader.dport(slots.buffer, at), "to port 1, not the kernel's port 0");
-        assertEquals(RdsHeader.FLAG_ACK_REQUIRED, RdsHeader.flags(slots.buffer, at), "the kernel acks it at once");
-        assertEquals(0, RdsHeader.generation(slots.buffer, at), "no extension headers");
-        for (int i = 0; i < RdsHeader.EXTENSION_LENGTH; i++)
-        {
-            assertEquals(0, slots.buffer.getByte(at + RdsHeader.EXTENSION_OFFSET + i));
-        }
-        assertTrue(RdsHeader.checksumField(slots.buffer, at) != 0);
-        assertTrue(RdsHeader.isChecksumValid(slots.buffer, at), "the checksum is made again");
-        assertEquals(RdsHeader.LENGTH, slots.lengths[0]);
-
-        // another rds4j node gets the probes as they are
-        final FakeSlots other = new FakeSlots(16);
-        final FragmentWriter toRds4j = new FragmentWriter(other, credits);
-        assertEquals(FragmentWriter.DONE, toRds4j.write(probe(0)));
-        assertEquals(FragmentWriter.DONE, toRds4j.write(probe(7)));
-        assertEquals(2, other.inFlight());
-        assertEquals(0, RdsHeader.dport(other.buffer, other.offset(1)));
-        assertEquals(0x12345678, RdsHeader.generation(other.buffer, other.offset(1)));
-    }
-
     @Test
     void theLastFragmentOfEveryFrameIsSolicitedAsTheKernelWantsIt()
     {
