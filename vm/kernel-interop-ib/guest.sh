@@ -97,14 +97,14 @@ for FC in $FCS; do
   grep -E "^(PASS|FAIL)" "$DIR/ksink$S.log"
   grep -q "^PASS" "$DIR/ksink$S.log" || { echo "FAIL kernel->rds4j stream$S: the rds4j sink did not pass: $(grep -v TRACE "$DIR/ksink$S.log" | tail -2)"; rc=1; }
   fi
-  # 6. an idle connection stays up: rds4j's heartbeats (empty ACK_REQUIRED messages to port 1) get kernel acks
+  # 6. an idle connection stays up: rds4j's heartbeats (empty ACK_REQUIRED messages from port 1 to port 1) get kernel acks
   $PEER echo $K 7400 40 > "$DIR/kidle$S.log" 2>&1 &
   KIDLE=$!
   sleep 2
   timeout 120 ip netns exec J $JAVA $JOPTS -Dorg.slf4j.simpleLogger.log.org.rds4j.transport.ib.IbPath=trace -cp $JAR \
     $DIR/Driver.java idle $R $K 7400 15 > "$DIR/idle$S.log" 2>&1; irc=$?
   stop $KIDLE
-  hb=$(grep -c "sending 48 bytes: seq [1-9][0-9]* ack [0-9]* len 0 1->0" "$DIR/idle$S.log")
+  hb=$(grep -c "sending 48 bytes: seq [1-9][0-9]* ack [0-9]* len 0 1->1" "$DIR/idle$S.log")
   acks=$(grep -c "received 48 bytes: seq 0 ack [1-9][0-9]* len 0 0->0" "$DIR/idle$S.log")
   if [ $irc -eq 0 ] && [ "$hb" -ge 5 ] && [ "$acks" -ge "$hb" ] && ! grep -q "WARN" "$DIR/idle$S.log"; then
     echo "PASS idle$S: the connection stayed up through 15 s of silence (heartbeat timeout 10 s): $hb heartbeats, $acks kernel acks"
