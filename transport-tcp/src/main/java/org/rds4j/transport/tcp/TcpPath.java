@@ -43,6 +43,7 @@ final class TcpPath implements TransportPath
     /** Set while the peer sends no RDS acks: TCP's acks stand in for them (kernel rds_tcp's rule). */
     private TcpUnackedBytes unackedBytes;
     private final TcpAckedFrames writtenFrames = new TcpAckedFrames();
+    /** Where each frame of a write started, while TCP acks stand in for RDS acks. */
     private final int[] startPositions = new int[FRAMES_PER_WRITE];
     /** Bytes written to the socket since it connected. */
     private long bytesWritten;
@@ -80,20 +81,29 @@ final class TcpPath implements TransportPath
             {
                 break;
             }
-            for (int f = 0; f < count; f++)
+            final boolean tracking = unackedBytes != null;
+            if (tracking)
             {
-                startPositions[f] = frames[f].position();
+                for (int f = 0; f < count; f++)
+                {
+                    startPositions[f] = frames[f].position();
+                }
             }
+            final long written;
             try
             {
-                channel.write(frames, 0, count);
+                written = channel.write(frames, 0, count);
             }
             catch (final IOException ex)
             {
                 fail("write failed: " + ex);
                 return done;
             }
-            recordWritten(count);
+            if (tracking)
+            {
+                recordFrameEnds(count);
+            }
+            bytesWritten += written;
             final int completed = connection.onTransmitted(frames, count);
             done += completed;
             if (completed < count)
@@ -106,25 +116,26 @@ final class TcpPath implements TransportPath
         return done;
     }
 
-    /** Counts what the write took and, while TCP acks stand in for RDS acks, records each finished sequenced frame. */
-    private void recordWritten(final int count)
+    /**
+     * While TCP acks stand in for RDS acks: records where each sequenced frame the write finished ends in the
+     * stream. Call before {@link #bytesWritten} counts the write.
+     */
+    private void recordFrameEnds(final int count)
     {
+        long end = bytesWritten;
         for (int f = 0; f < count; f++)
         {
             final ByteBuffer frame = frames[f];
-            bytesWritten += frame.position() - startPositions[f];
+            end += frame.position() - startPositions[f];
             if (frame.hasRemaining())
             {
                 break;
             }
-            if (unackedBytes != null)
+            final long raw = frame.getLong(0); // h_sequence, header at index 0
+            final long sequence = frame.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
+            if (sequence != 0)
             {
-                final long raw = frame.getLong(0); // h_sequence, header at index 0
-                final long sequence = frame.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
-                if (sequence != 0)
-                {
-                    writtenFrames.onWritten(bytesWritten, sequence);
-                }
+                writtenFrames.onWritten(end, sequence);
             }
         }
     }
