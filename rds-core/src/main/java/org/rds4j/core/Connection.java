@@ -70,6 +70,8 @@ public final class Connection
     private volatile long nextRxSequence;
     private long lastAckSent;
     private boolean ackUrgent;
+    /** The duty cycle in which the peer asked for an ack: the ack waits for the next, where a reply can carry it. */
+    private long ackUrgentCycle;
     private long ackDeadlineNs = Long.MAX_VALUE;
     /** A transport asked for an ack-only frame whatever the ack state (IB: to carry a credit update). */
     private boolean controlFrameWanted;
@@ -195,6 +197,7 @@ public final class Connection
         handshakeDeadlineNs = now + agent.config.connectTimeout().toNanos();
         // an ack may have been lost with the old connection: repeat it at once
         ackUrgent = ackValue() > 0;
+        ackUrgentCycle = agent.cycle() - 1;
         controlFrameWanted = false;
         counters.connUp.incrementOrdered();
         LOG.info("{} up", this);
@@ -475,8 +478,11 @@ public final class Connection
     }
 
     /**
-     * An ack is due when the peer asked for one (even a repeat: its retransmission shows it missed ours)
-     * or when a received message has waited {@code ackDelay} without a piggybacked ack.
+     * An ack is due when the peer asked for one (even a repeat: its retransmission shows it missed ours), from
+     * the duty cycle after the one that received the request, or when a received message has waited
+     * {@code ackDelay} without a piggybacked ack. Waiting one cycle lets a reply the application sends at once
+     * (an echo, a response) carry the ack, instead of an ack-only frame going ahead of it on every eighth
+     * request; the cycle that received the request did work, so the next follows without idling.
      */
     private boolean isAckDue(final long nowNs)
     {
@@ -486,7 +492,7 @@ public final class Connection
             // its next expected sequence would fall back to 1 and it would deliver our retransmissions again
             return false;
         }
-        return (ackUrgent && ackValue() > 0) || (lastAckSent < ackValue() && nowNs >= ackDeadlineNs);
+        return (ackUrgent && ackValue() > 0 && agent.cycle() != ackUrgentCycle) || (lastAckSent < ackValue() && nowNs >= ackDeadlineNs);
     }
 
     /**
@@ -589,7 +595,8 @@ public final class Connection
 
     /**
      * Tells how far a write of frames from {@link #fillTransmit} went: frames with nothing remaining are done;
-     * the first with bytes remaining is resumed by the next fill.
+     * the first with bytes remaining is resumed by the next fill (a data frame not begun counts as not sent:
+     * it can still be cancelled, and is not marked RETRANSMITTED if the connection drops).
      *
      * @param frames the array given to {@link #fillTransmit}.
      * @param count  the count it returned.
@@ -603,7 +610,10 @@ public final class Connection
             frames[i] = null;
             if (frame.hasRemaining())
             {
-                inProgress = frame == congFrame ? CONG : frame == ackFrame ? ACK : frame == probeFrame ? PROBE : DATA;
+                final int kind = frame == congFrame ? CONG : frame == ackFrame ? ACK : frame == probeFrame ? PROBE : DATA;
+                // a data frame not begun is simply not sent (the next fill gives it again); a control frame given is
+                // in progress either way, as giving it consumed what it carries
+                inProgress = kind == DATA && frame.position() == 0 ? NONE : kind;
                 for (int j = i + 1; j < count; j++)
                 {
                     frames[j] = null;
@@ -727,7 +737,11 @@ public final class Connection
         if ((flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
         {
             counters.recvAckRequired.incrementOrdered();
-            ackUrgent = true;
+            if (!ackUrgent)
+            {
+                ackUrgent = true;
+                ackUrgentCycle = agent.cycle();
+            }
         }
         else if (ackDeadlineNs == Long.MAX_VALUE)
         {

@@ -51,6 +51,8 @@ final class StackAgent implements Agent
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private InetAddress updatingPeer;
     private long nowNs = System.nanoTime();
+    /** Duty cycles begun. */
+    private long cycle;
     /** The info file snapshots go to (null: none), and when the next is due. */
     private StackInfoFile infoFile;
     private long nextInfoSnapshotNs = nowNs;
@@ -100,6 +102,12 @@ final class StackAgent implements Agent
         return nowNs;
     }
 
+    /** @return the number of the current duty cycle. */
+    long cycle()
+    {
+        return cycle;
+    }
+
     /** Any thread: queues a command for the agent. */
     void send(final StackCommand command)
     {
@@ -110,18 +118,20 @@ final class StackAgent implements Agent
     public int doWork()
     {
         nowNs = System.nanoTime();
+        cycle++;
         int work = commands.drain(executeCommand, 64);
         for (int i = 0, n = sockets.size(); i < n; i++)
         {
             work += drainSocket(sockets.get(i), MESSAGES_PER_SOCKET_PER_CYCLE);
         }
-        for (int i = 0, n = transports.size(); i < n; i++)
-        {
-            work += transports.get(i).doWork(nowNs);
-        }
+        // write before reading: what the application just queued leaves without waiting for this cycle's reads
         for (int i = 0; i < connections.size(); i++)
         {
             work += connections.get(i).doWork(nowNs);
+        }
+        for (int i = 0, n = transports.size(); i < n; i++)
+        {
+            work += transports.get(i).doWork(nowNs);
         }
         if (!congestedSockets.isEmpty())
         {
