@@ -8,9 +8,16 @@ import java.nio.ByteBuffer;
 
 /**
  * Pools {@link Message}s in size classes (256 B, 1 KiB, ... 1 MiB, by factors of 4) so that the steady
- * state allocates nothing. Any thread may acquire and release. A class keeps at most about 64 MiB (and at
- * most 65536) of free messages, enough for a 1 MiB send buffer and a 1 MiB receive buffer of the smallest
- * messages; a release beyond that leaves the message to the garbage collector.
+ * state allocates nothing. Any thread may acquire and release.
+ * <p>
+ * Each thread first uses a small stack of its own per class (a magazine, at most {@link #MAGAZINE_BYTES} of
+ * frames): the message it released last is the one it gets next, still in its cache. A thread that receives
+ * and consumes, or sends and handles acks (INVOKER mode), so works on a batch's worth of messages instead of
+ * walking through every message the pool ever made; that is worth about twice the message rate for small
+ * messages. What a magazine cannot hold goes to, and an empty magazine takes from, the class's shared queue.
+ * The shared queue of a class keeps at most about 64 MiB (and at most 65536) of free messages, enough for a
+ * 1 MiB send buffer and a 1 MiB receive buffer of the smallest messages; a release beyond that leaves the
+ * message to the garbage collector, as does a thread's end its magazine.
  */
 final class MessagePool
 {
@@ -19,6 +26,11 @@ final class MessagePool
     private static final long RETAINED_BYTES_PER_CLASS = 64L << 20;
 
     private static final int SLAB_BYTES = 1 << 20;
+    /** Bytes of frames a thread's magazine holds per class: a read batch of small messages, and some. */
+    static final int MAGAZINE_BYTES = 512 * 1024;
+    private static final int MAGAZINE_MAX_MESSAGES = 1024;
+
+    private final ThreadLocal<Magazine> magazines = ThreadLocal.withInitial(Magazine::new);
 
     private final MpmcArrayQueue<Message>[] free;
     private final AtomicCounter allocated;
@@ -59,7 +71,11 @@ final class MessagePool
     Message acquire(final int payloadLength)
     {
         final int c = sizeClassOf(payloadLength);
-        Message message = free[c].relaxedPoll();
+        Message message = magazines.get().pop(c);
+        if (message == null)
+        {
+            message = free[c].relaxedPoll();
+        }
         if (message == null)
         {
             message = new Message(c, allocateFrame(c));
@@ -97,6 +113,58 @@ final class MessagePool
     void release(final Message message)
     {
         message.reset();
-        free[message.sizeClass].relaxedOffer(message);
+        if (!magazines.get().push(message))
+        {
+            free[message.sizeClass].relaxedOffer(message);
+        }
+    }
+
+    /** @return how many messages a magazine keeps of a class: {@link #MAGAZINE_BYTES} of frames, 1 to 1024. */
+    static int magazineCapacity(final int sizeClass)
+    {
+        return Math.max(1, Math.min(MAGAZINE_MAX_MESSAGES, MAGAZINE_BYTES / (RdsHeader.LENGTH + capacityOf(sizeClass))));
+    }
+
+    /** One thread's stacks of free messages, one per class; only that thread touches it. */
+    private static final class Magazine
+    {
+        private final Message[][] stacks = new Message[CLASSES][];
+        private final int[] sizes = new int[CLASSES];
+
+        Magazine()
+        {
+            for (int c = 0; c < CLASSES; c++)
+            {
+                stacks[c] = new Message[magazineCapacity(c)];
+            }
+        }
+
+        Message pop(final int sizeClass)
+        {
+            final int size = sizes[sizeClass];
+            if (size == 0)
+            {
+                return null;
+            }
+            final Message[] stack = stacks[sizeClass];
+            final Message message = stack[size - 1];
+            stack[size - 1] = null;
+            sizes[sizeClass] = size - 1;
+            return message;
+        }
+
+        boolean push(final Message message)
+        {
+            final int sizeClass = message.sizeClass;
+            final int size = sizes[sizeClass];
+            final Message[] stack = stacks[sizeClass];
+            if (size == stack.length)
+            {
+                return false;
+            }
+            stack[size] = message;
+            sizes[sizeClass] = size + 1;
+            return true;
+        }
     }
 }

@@ -39,4 +39,45 @@ class MessagePoolTest
         assertEquals(0, again.sequence);
         assertEquals(false, again.cancelled);
     }
+
+    @Test
+    void aThreadGetsBackWhatItReleasedLastFirst()
+    {
+        final MessagePool pool = new MessagePool(new StackCounters().poolAlloc);
+        final Message first = pool.acquire(64);
+        final Message second = pool.acquire(64);
+        pool.release(first);
+        pool.release(second);
+        assertSame(second, pool.acquire(10), "the last released, still in cache");
+        assertSame(first, pool.acquire(10));
+    }
+
+    @Test
+    void whatAThreadsCacheCannotHoldGoesToEveryThread() throws Exception
+    {
+        final StackCounters counters = new StackCounters();
+        final MessagePool pool = new MessagePool(counters.poolAlloc);
+        final int sizeClass = MessagePool.sizeClassOf(1000);
+        final int cached = MessagePool.magazineCapacity(sizeClass);
+        final Message[] messages = new Message[cached + 1];
+        for (int i = 0; i < messages.length; i++)
+        {
+            messages[i] = pool.acquire(1000);
+        }
+        final long allocated = counters.poolAlloc.get();
+        assertEquals(cached + 1, allocated);
+        final Thread releaser = new Thread(() ->
+        {
+            for (final Message message : messages)
+            {
+                pool.release(message);
+            }
+        });
+        releaser.start();
+        releaser.join();
+        assertSame(messages[cached], pool.acquire(1000), "the one the releasing thread could not keep is shared");
+        final Message fresh = pool.acquire(1000);
+        assertEquals(allocated + 1, counters.poolAlloc.get(), "the rest stay with the thread that released them");
+        assertEquals(sizeClass, fresh.sizeClass);
+    }
 }
