@@ -161,6 +161,17 @@ final class TcpFrameReader
         return invalidVerdict;
     }
 
+    /** @return bytes still missing from the frame begun, 0 if none is begun or its header is not yet whole. */
+    int bytesToCompleteFrame()
+    {
+        final int held = buffer.position();
+        if (held < RdsHeader.LENGTH || invalidVerdict != RdsHeader.VALID)
+        {
+            return 0;
+        }
+        return RdsHeader.LENGTH + (int)RdsHeader.length(view, 0) - held;
+    }
+
     /** @return bytes held: the start of a frame not yet complete (0 between frames). */
     int buffered()
     {

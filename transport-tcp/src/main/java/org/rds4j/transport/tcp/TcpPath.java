@@ -17,21 +17,36 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Writes
- * gather many frames per system call and resume a partly written frame; reads go through a
- * {@link TcpFrameReader}, which validates every header before its payload is awaited. Agent thread only.
+ * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Small frames
+ * are copied into a staging buffer that is written with one system call (a small frame then costs a copy of its
+ * bytes instead of an iovec, an skb and a pass through the TCP stack of its own); a frame of
+ * {@link #DIRECT_WRITE_BYTES} or more is written from its own buffer. A write the socket takes only in part
+ * resumes when it has room. Reads go through a {@link TcpFrameReader}, which validates every header before its
+ * payload is awaited. Agent thread only.
  */
 final class TcpPath implements TransportPath
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpPath.class);
-    private static final int FRAMES_PER_WRITE = 64;
+    /** Frames taken from the connection per fill of the staging buffer. */
+    private static final int FRAMES_PER_FILL = 64;
+    /** Bytes staged per write: big enough that the per-write costs vanish, small enough to stay in cache. */
+    static final int STAGE_BYTES = 128 * 1024;
+    /** Frames this large are written from their own buffers, not copied. */
+    static final int DIRECT_WRITE_BYTES = 16 * 1024;
     private static final int WRITES_PER_TRANSMIT = 16;
-    private static final int READS_PER_CYCLE = 4;
+    /**
+     * Bytes read per read call; one call per duty cycle. A cycle's reads become pooled messages that the
+     * application takes before the next cycle: a bounded batch keeps them in cache, and acks go out between
+     * batches instead of after a megabyte.
+     */
+    private static final int READ_BYTES_PER_CYCLE = 64 * 1024;
 
     private final Connection connection;
     private final SocketChannel channel;
     private final StackCounters counters;
-    private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_WRITE];
+    private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
+    /** Staged bytes not yet written, between position and limit (read mode). */
+    private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES).limit(0);
     private final TcpFrameReader reader = new TcpFrameReader();
     private final TcpFrameReader.FrameHandler onFrame = this::deliver;
     /** A frame has started and not completed; since when (agent clock). */
@@ -43,8 +58,10 @@ final class TcpPath implements TransportPath
     /** Set while the peer sends no RDS acks: TCP's acks stand in for them (kernel rds_tcp's rule). */
     private TcpUnackedBytes unackedBytes;
     private final TcpAckedFrames writtenFrames = new TcpAckedFrames();
-    /** Where each frame of a write started, while TCP acks stand in for RDS acks. */
-    private final int[] startPositions = new int[FRAMES_PER_WRITE];
+    /** Where each frame of a direct write started, while TCP acks stand in for RDS acks. */
+    private final int[] startPositions = new int[FRAMES_PER_FILL];
+    /** Bytes staged or written directly since the socket connected: the stream offset of the next byte. */
+    private long bytesQueued;
     /** Bytes written to the socket since it connected. */
     private long bytesWritten;
     /** Bytes read from the socket since it connected. */
@@ -65,7 +82,6 @@ final class TcpPath implements TransportPath
         key.interestOps(SelectionKey.OP_READ);
     }
 
-
     @Override
     public int transmit()
     {
@@ -74,42 +90,31 @@ final class TcpPath implements TransportPath
             return 0;
         }
         int done = 0;
-        for (int i = 0; i < WRITES_PER_TRANSMIT; i++)
+        for (int i = 0; i < WRITES_PER_TRANSMIT && !closed; i++)
         {
-            final int count = connection.fillTransmit(frames, FRAMES_PER_WRITE);
-            if (count == 0)
+            if (!stage.hasRemaining())
             {
-                break;
-            }
-            final boolean tracking = unackedBytes != null;
-            if (tracking)
-            {
-                for (int f = 0; f < count; f++)
+                final int count = connection.fillTransmit(frames, FRAMES_PER_FILL);
+                if (count == 0)
                 {
-                    startPositions[f] = frames[f].position();
+                    break;
                 }
+                if (frames[0].remaining() >= DIRECT_WRITE_BYTES)
+                {
+                    final int completed = writeDirect(count);
+                    done += Math.max(0, completed);
+                    if (completed < count)
+                    {
+                        break;
+                    }
+                    continue;
+                }
+                stage.clear();
+                done += stageFrames(count);
+                stage.flip();
             }
-            final long written;
-            try
+            if (!writeStage())
             {
-                written = channel.write(frames, 0, count);
-            }
-            catch (final IOException ex)
-            {
-                fail("write failed: " + ex);
-                return done;
-            }
-            if (tracking)
-            {
-                recordFrameEnds(count);
-            }
-            bytesWritten += written;
-            final int completed = connection.onTransmitted(frames, count);
-            done += completed;
-            if (completed < count)
-            {
-                waitingForRoom = true;
-                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                 break;
             }
         }
@@ -117,27 +122,135 @@ final class TcpPath implements TransportPath
     }
 
     /**
-     * While TCP acks stand in for RDS acks: records where each sequenced frame the write finished ends in the
-     * stream. Call before {@link #bytesWritten} counts the write.
+     * Copies small frames into the empty stage (write mode), taking more from the connection until the stage
+     * is full, the connection has nothing more, or a large frame comes next (it is left for a direct write).
+     *
+     * @param count frames the connection just gave, in {@link #frames}.
+     * @return frames completed.
      */
-    private void recordFrameEnds(final int count)
+    private int stageFrames(final int count)
     {
-        long end = bytesWritten;
-        for (int f = 0; f < count; f++)
+        int done = 0;
+        int given = count;
+        while (true)
         {
-            final ByteBuffer frame = frames[f];
-            end += frame.position() - startPositions[f];
-            if (frame.hasRemaining())
+            for (int f = 0; f < given && stage.hasRemaining() && frames[f].remaining() < DIRECT_WRITE_BYTES; f++)
             {
-                break;
+                copyToStage(frames[f]);
             }
-            final long raw = frame.getLong(0); // h_sequence, header at index 0
-            final long sequence = frame.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
-            if (sequence != 0)
+            final int completed = connection.onTransmitted(frames, given);
+            done += completed;
+            if (completed < given || !stage.hasRemaining())
             {
-                writtenFrames.onWritten(end, sequence);
+                return done;
+            }
+            given = connection.fillTransmit(frames, FRAMES_PER_FILL);
+            if (given == 0)
+            {
+                return done;
             }
         }
+    }
+
+    private void copyToStage(final ByteBuffer frame)
+    {
+        final int start = frame.position();
+        final int length = Math.min(frame.remaining(), stage.remaining());
+        stage.put(stage.position(), frame, start, length);
+        stage.position(stage.position() + length);
+        frame.position(start + length);
+        bytesQueued += length;
+        if (unackedBytes != null && !frame.hasRemaining())
+        {
+            recordFrameEnd(frame, bytesQueued);
+        }
+    }
+
+    /** @return false if the stage could not be written out: the socket has no room, or it failed. */
+    private boolean writeStage()
+    {
+        try
+        {
+            bytesWritten += channel.write(stage);
+        }
+        catch (final IOException ex)
+        {
+            fail("write failed: " + ex);
+            return false;
+        }
+        if (stage.hasRemaining())
+        {
+            waitForRoom();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Writes frames led by a large one straight from their buffers (a gathering write): copying them would
+     * cost more than the system call saved.
+     *
+     * @return frames completed, or -1 if the socket failed.
+     */
+    private int writeDirect(final int count)
+    {
+        final boolean tracking = unackedBytes != null;
+        if (tracking)
+        {
+            for (int f = 0; f < count; f++)
+            {
+                startPositions[f] = frames[f].position();
+            }
+        }
+        final long written;
+        try
+        {
+            written = channel.write(frames, 0, count);
+        }
+        catch (final IOException ex)
+        {
+            fail("write failed: " + ex);
+            return -1;
+        }
+        if (tracking)
+        {
+            long end = bytesQueued;
+            for (int f = 0; f < count; f++)
+            {
+                final ByteBuffer frame = frames[f];
+                end += frame.position() - startPositions[f];
+                if (frame.hasRemaining())
+                {
+                    break;
+                }
+                recordFrameEnd(frame, end);
+            }
+        }
+        bytesWritten += written;
+        bytesQueued += written;
+        final int completed = connection.onTransmitted(frames, count);
+        if (completed < count)
+        {
+            waitForRoom();
+        }
+        return completed;
+    }
+
+    /** While TCP acks stand in for RDS acks: a sequenced frame's last byte goes at stream offset {@code end - 1}. */
+    private void recordFrameEnd(final ByteBuffer frame, final long end)
+    {
+        final long raw = frame.getLong(0); // h_sequence, header at index 0
+        final long sequence = frame.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
+        if (sequence != 0)
+        {
+            writtenFrames.onWritten(end, sequence);
+        }
+    }
+
+    private void waitForRoom()
+    {
+        waitingForRoom = true;
+        key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
     }
 
     @Override
@@ -198,62 +311,67 @@ final class TcpPath implements TransportPath
     }
 
     /**
-     * Reads what arrived and hands each complete frame to the connection; a frame that fails validation drops
-     * the connection ({@code conn_bad_frame}, one WARN line).
+     * Reads what arrived, at most {@link #READ_BYTES_PER_CYCLE} or the rest of a frame begun, and hands each
+     * complete frame to the connection; a frame that fails validation drops the connection
+     * ({@code conn_bad_frame}, one WARN line).
      *
      * @param nowNs the agent's clock, which starts the frame timeout of a frame left incomplete.
+     * @return the frames handed over, at least 1 if any byte was read; 0 if none.
      */
     int onReadable(final long nowNs)
     {
-        int frameCount = 0;
-        for (int i = 0; i < READS_PER_CYCLE && !closed; i++)
+        if (closed)
         {
-            final ByteBuffer readBuffer = reader.buffer();
-            final int read;
-            try
-            {
-                read = channel.read(readBuffer);
-            }
-            catch (final IOException ex)
-            {
-                fail("read failed: " + ex);
-                return frameCount;
-            }
-            if (read < 0)
-            {
-                fail("closed by peer");
-                return frameCount;
-            }
-            if (read == 0)
-            {
-                break;
-            }
-            bytesRead += read;
-            final int frames = reader.parse(onFrame);
-            frameCount += frames;
-            final int verdict = reader.invalidVerdict();
-            if (verdict != RdsHeader.VALID)
-            {
-                counters.connBadFrame.incrementOrdered();
-                misbehaved("bad frame: " + RdsHeader.describeValidation(verdict));
-                return frameCount;
-            }
-            if (reader.buffered() == 0)
-            {
-                partialFrame = false;
-            }
-            else if (!partialFrame || frames > 0)
-            {
-                // a new frame started: its time starts now
-                partialFrame = true;
-                partialSinceNs = nowNs;
-            }
-            if (reader.buffer() != readBuffer || readBuffer.hasRemaining())
-            {
-                break;
-            }
+            return 0;
         }
-        return frameCount;
+        final ByteBuffer readBuffer = reader.buffer();
+        final int read;
+        try
+        {
+            // at least the rest of a frame begun: a large frame arrives in one read, not in cycles of a batch each
+            readBuffer.limit(Math.min(readBuffer.capacity(),
+                readBuffer.position() + Math.max(READ_BYTES_PER_CYCLE, reader.bytesToCompleteFrame())));
+            read = channel.read(readBuffer);
+        }
+        catch (final IOException ex)
+        {
+            fail("read failed: " + ex);
+            return 0;
+        }
+        finally
+        {
+            readBuffer.limit(readBuffer.capacity());
+        }
+        if (read < 0)
+        {
+            fail("closed by peer");
+            return 0;
+        }
+        if (read == 0)
+        {
+            return 0;
+        }
+        bytesRead += read;
+        final int frames = reader.parse(onFrame);
+        final int verdict = reader.invalidVerdict();
+        if (verdict != RdsHeader.VALID)
+        {
+            counters.connBadFrame.incrementOrdered();
+            misbehaved("bad frame: " + RdsHeader.describeValidation(verdict));
+            return frames;
+        }
+        if (reader.buffered() == 0)
+        {
+            partialFrame = false;
+        }
+        else if (!partialFrame || frames > 0)
+        {
+            // a new frame started: its time starts now
+            partialFrame = true;
+            partialSinceNs = nowNs;
+        }
+        // bytes that completed no frame are work too: the rest of the frame may be waiting
+        return Math.max(frames, 1);
     }
 
     /**
@@ -358,6 +476,12 @@ final class TcpPath implements TransportPath
             key.cancel();
         }
         TcpTransport.closeQuietly(channel);
+    }
+
+    /** @return true while a partial write waits for the socket to have room (OP_WRITE). */
+    boolean isWaitingForRoom()
+    {
+        return waitingForRoom;
     }
 
     boolean isClosed()

@@ -47,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TcpWireTest
 {
     private static final int TCP_PORT = 27100;
+    private static final int FLAG_ACK_REQUIRED_BIT = FakePeer.FLAG_ACK_REQUIRED;
     private static final Duration T = Duration.ofSeconds(5);
     private static final int CONG = FakePeer.FLAG_CONG_BITMAP;
     private static final int ACK_REQ = FakePeer.FLAG_ACK_REQUIRED;
@@ -792,6 +793,164 @@ class TcpWireTest
         assertArrayEquals(after, next.payload());
         assertEquals(0, next.flags() & RETRANS, "never sent before, so not a retransmission: " + next);
         assertEquals(0, counter("send_retransmitted"), "nothing was retransmitted");
+    }
+
+    /**
+     * Small frames are staged and written together, frames of 16 KiB or more are written from their own buffers:
+     * a mix of sizes around that boundary arrives in order with every byte.
+     */
+    @Test
+    void framesOfMixedSizesArriveInOrderWithEveryByte() throws Exception
+    {
+        final InetAddress stackAddress = address(41, 10);
+        final InetAddress peerAddress = address(41, 20);
+        final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT));
+        final RdsSocket socket = socket(stackAddress, 5000);
+        socket.setOption(RdsOptions.SO_SNDBUF, 8 << 20);
+        final InetSocketAddress destination = new InetSocketAddress(peerAddress, 7000);
+        final int[] sizes = {64, 20 << 10, 0, 64, 1 << 20, 100, (16 << 10) - 49, 16 << 10, 3, 300_000, 1};
+        for (int i = 0; i < sizes.length; i++)
+        {
+            assertEquals(sizes[i], socket.send(ByteBuffer.wrap(pattern(sizes[i], i)), destination));
+        }
+        final FakePeer peer = track(listener.accept(T));
+        assertFullCongestionMap(peer.readFrame(T));
+        for (int i = 0; i < sizes.length; i++)
+        {
+            final Frame data = peer.readFrame(T);
+            assertEquals(i + 1, data.seq(), data.toString());
+            assertEquals(sizes[i], data.len(), data.toString());
+            assertArrayEquals(pattern(sizes[i], i), data.payload(), "payload of message " + (i + 1));
+        }
+    }
+
+    /**
+     * In INVOKER mode a frame that asks for an ack is acked by the reply the application sends before the next
+     * duty cycle; without a reply, the next cycle sends an ack-only frame.
+     */
+    @Test
+    void anAckAskedForRidesOnAnImmediateReplyElseGoesAloneOneCycleLater() throws Exception
+    {
+        final InetAddress stackAddress = address(42, 10);
+        final InetAddress peerAddress = address(42, 5);
+        final RdsStack invoker = track(RdsStack.open(RdsStackConfig.builder().name("wire-invoker").tcpPort(TCP_PORT)
+            .threading(org.rds4j.Threading.INVOKER).build()));
+        final RdsSocket socket = invoker.openSocket().bind(new InetSocketAddress(stackAddress, 5000));
+        socket.configureBlocking(false);
+        final FakePeer peer;
+        final java.util.concurrent.atomic.AtomicBoolean driving = new java.util.concurrent.atomic.AtomicBoolean(true);
+        final Thread driver = new Thread(() ->
+        {
+            while (driving.get())
+            {
+                if (invoker.invoke() == 0)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+        }, "wire-invoker-driver");
+        driver.start();
+        try
+        {
+            // the handshake needs duty cycles while this thread plays the peer
+            peer = track(FakePeer.connect(peerAddress, new InetSocketAddress(stackAddress, TCP_PORT), T));
+            assertFullCongestionMap(peer.readFrame(T));
+            peer.sendCongestionMap(new byte[8192]);
+            peer.sendPing(1, 7000);
+            peer.readUntil(T, f -> f.isPong() && f.dport() == 7000, "pong: the handshake is done");
+            Await.until(T, () -> invoker.counters().get("recv_probe") >= 1, () -> "the stack saw the handshake answer");
+        }
+        finally
+        {
+            driving.set(false);
+            driver.join();
+        }
+        final long ackOnlyBefore = invoker.counters().get("send_ack_only");
+
+        peer.sendData(2, 0, 7000, 5000, FLAG_ACK_REQUIRED_BIT, ascii("request"));
+        final ByteBuffer dst = ByteBuffer.allocate(64);
+        invokeUntilReceived(invoker, socket, dst);
+        assertEquals(5, socket.send(ByteBuffer.wrap(ascii("reply")), new InetSocketAddress(peerAddress, 7000)));
+        invoker.invoke();
+        final Frame reply = peer.readFrame(T);
+        assertEquals(5, reply.len(), "the reply comes first, no ack-only frame before it: " + reply);
+        assertEquals(2, reply.ack(), "the reply carries the ack: " + reply);
+        assertEquals(ackOnlyBefore, invoker.counters().get("send_ack_only"));
+
+        peer.sendData(3, 0, 7000, 5000, FLAG_ACK_REQUIRED_BIT, ascii("no reply to this one"));
+        invokeUntilReceived(invoker, socket, dst);
+        invoker.invoke();
+        final Frame ack = peer.readFrame(T);
+        assertTrue(ack.isAckOnly(), "without a reply the ack goes alone: " + ack);
+        assertEquals(3, ack.ack(), ack.toString());
+        assertEquals(ackOnlyBefore + 1, invoker.counters().get("send_ack_only"));
+    }
+
+    /** Runs duty cycles until one delivers a message to {@code socket} (a cycle that reads it delivers it). */
+    private static void invokeUntilReceived(final RdsStack stack, final RdsSocket socket, final ByteBuffer dst)
+        throws IOException
+    {
+        final long deadline = System.nanoTime() + T.toNanos();
+        while (true)
+        {
+            stack.invoke();
+            if (socket.receive(dst.clear()) != null)
+            {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "nothing received within " + T);
+        }
+    }
+
+    /**
+     * With more connections than are read directly every cycle, the selector says which to read: six peers
+     * each exchange messages with one socket, and go on doing so once some have left.
+     */
+    @Test
+    void manyConnectionsAreReadThroughTheSelector() throws Exception
+    {
+        final InetAddress stackAddress = address(43, 100);
+        final RdsSocket socket = socket(stackAddress, 5000);
+        final int peerCount = TcpTransport.DIRECT_READ_PATHS + 2;
+        final List<FakePeer> peers = new ArrayList<>();
+        for (int p = 0; p < peerCount; p++)
+        {
+            peers.add(connectIn(address(43, 10 + p), stackAddress));
+        }
+        long seq = 1;
+        for (int round = 0; round < 2; round++)
+        {
+            final int live = round == 0 ? peerCount : TcpTransport.DIRECT_READ_PATHS - 1;
+            for (int p = 0; p < live; p++)
+            {
+                roundTrip(peers.get(p), seq + p, 6000 + p);
+                peers.get(p).sendData(seq + p + 100, 0, 6000 + p, 5000, 0, ascii("from peer " + p));
+            }
+            final List<String> received = new ArrayList<>();
+            final ByteBuffer dst = ByteBuffer.allocate(100);
+            for (int p = 0; p < live; p++)
+            {
+                assertNotNull(socket.receive(dst.clear()), "message " + p + " of round " + round);
+                received.add(new String(dst.array(), 0, dst.position(), StandardCharsets.US_ASCII));
+            }
+            final List<String> expected = new ArrayList<>();
+            for (int p = 0; p < live; p++)
+            {
+                expected.add("from peer " + p);
+            }
+            received.sort(null);
+            assertEquals(expected, received);
+            if (round == 0)
+            {
+                // all but three leave: the stack goes back to reading its connections directly
+                for (int p = live - 1; p >= TcpTransport.DIRECT_READ_PATHS - 1; p--)
+                {
+                    peers.remove(p).close();
+                }
+                awaitCounter("conn_reset", peerCount - TcpTransport.DIRECT_READ_PATHS + 1);
+            }
+            seq += 1000;
+        }
     }
 
     @Test
