@@ -825,6 +825,35 @@ class TcpWireTest
     }
 
     /**
+     * Small frames through a socket that takes them a little at a time: the staging buffer is written in part
+     * again and again, and every frame still arrives whole and in order.
+     */
+    @Test
+    void stagedFramesSurvivePartialWritesInOrder() throws Exception
+    {
+        final InetAddress stackAddress = address(44, 10);
+        final InetAddress peerAddress = address(44, 20);
+        final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT, 4096));
+        final RdsSocket socket = socket(stackAddress, 5000);
+        socket.setOption(RdsOptions.SO_SNDBUF, 64 << 20);
+        final InetSocketAddress destination = new InetSocketAddress(peerAddress, 7000);
+        final int messages = 20_000;
+        for (int i = 0; i < messages; i++)
+        {
+            assertEquals(100 + i % 900, socket.send(ByteBuffer.wrap(pattern(100 + i % 900, i)), destination));
+        }
+        final FakePeer peer = track(listener.accept(T));
+        assertFullCongestionMap(peer.readFrame(T));
+        for (int i = 0; i < messages; i++)
+        {
+            final Frame data = peer.readFrame(T);
+            assertEquals(i + 1, data.seq(), data.toString());
+            assertArrayEquals(pattern(100 + i % 900, i), data.payload(), "payload of message " + (i + 1));
+        }
+        assertEquals(messages, counter("send_transmitted"));
+    }
+
+    /**
      * In INVOKER mode a frame that asks for an ack is acked by the reply the application sends before the next
      * duty cycle; without a reply, the next cycle sends an ack-only frame.
      */
