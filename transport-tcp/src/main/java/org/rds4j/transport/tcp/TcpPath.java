@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Small frames
  * are copied into a staging buffer that is written with one system call (a small frame then costs a copy of its
- * bytes instead of an iovec, an skb and a pass through the TCP stack of its own); a frame of
+ * bytes instead of an iovec of its own); a frame of
  * {@link #DIRECT_WRITE_BYTES} or more is written from its own buffer. A write the socket takes only in part
  * resumes when it has room. Reads go through a {@link TcpFrameReader}, which validates every header before its
  * payload is awaited. Agent thread only.
@@ -31,8 +31,11 @@ final class TcpPath implements TransportPath
     private static final int FRAMES_PER_FILL = 64;
     /** Bytes staged per write: big enough that the per-write costs vanish, small enough to stay in cache. */
     static final int STAGE_BYTES = 128 * 1024;
-    /** Frames this large are written from their own buffers, not copied. */
-    static final int DIRECT_WRITE_BYTES = 16 * 1024;
+    /**
+     * Frames this large are written from their own buffers, not copied: from about 1 KiB an iovec costs less
+     * than copying the frame into the stage (at 1 KiB, about 25 ns of the sender's CPU per message).
+     */
+    static final int DIRECT_WRITE_BYTES = 1024;
     private static final int WRITES_PER_TRANSMIT = 16;
     /**
      * Bytes read per read call; one call per duty cycle. A cycle's reads become pooled messages that the

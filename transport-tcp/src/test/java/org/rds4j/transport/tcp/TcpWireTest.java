@@ -10,6 +10,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.wire.RdsHeader;
 import org.rds4j.transport.tcp.FakePeer.Frame;
 
 import java.io.IOException;
@@ -796,8 +797,8 @@ class TcpWireTest
     }
 
     /**
-     * Small frames are staged and written together, frames of 16 KiB or more are written from their own buffers:
-     * a mix of sizes around that boundary arrives in order with every byte.
+     * Small frames are staged and written together, frames of {@link TcpPath#DIRECT_WRITE_BYTES} or more are
+     * written from their own buffers: a mix of sizes around that boundary arrives in order with every byte.
      */
     @Test
     void framesOfMixedSizesArriveInOrderWithEveryByte() throws Exception
@@ -808,7 +809,8 @@ class TcpWireTest
         final RdsSocket socket = socket(stackAddress, 5000);
         socket.setOption(RdsOptions.SO_SNDBUF, 8 << 20);
         final InetSocketAddress destination = new InetSocketAddress(peerAddress, 7000);
-        final int[] sizes = {64, 20 << 10, 0, 64, 1 << 20, 100, (16 << 10) - 49, 16 << 10, 3, 300_000, 1};
+        final int boundary = TcpPath.DIRECT_WRITE_BYTES - RdsHeader.LENGTH;
+        final int[] sizes = {64, 20 << 10, 0, 64, 1 << 20, 100, boundary - 1, boundary, 3, boundary, boundary - 1, 300_000, 1};
         for (int i = 0; i < sizes.length; i++)
         {
             assertEquals(sizes[i], socket.send(ByteBuffer.wrap(pattern(sizes[i], i)), destination));
@@ -825,11 +827,12 @@ class TcpWireTest
     }
 
     /**
-     * Small frames through a socket that takes them a little at a time: the staging buffer is written in part
-     * again and again, and every frame still arrives whole and in order.
+     * Frames through a socket that takes them a little at a time: the staging buffer and the gathering writes of
+     * frames from {@link TcpPath#DIRECT_WRITE_BYTES} up (sizes cross that boundary every few frames) are written
+     * in part again and again, and every frame still arrives whole and in order.
      */
     @Test
-    void stagedFramesSurvivePartialWritesInOrder() throws Exception
+    void stagedAndDirectFramesSurvivePartialWritesInOrder() throws Exception
     {
         final InetAddress stackAddress = address(44, 10);
         final InetAddress peerAddress = address(44, 20);
@@ -840,7 +843,7 @@ class TcpWireTest
         final int messages = 20_000;
         for (int i = 0; i < messages; i++)
         {
-            assertEquals(100 + i % 900, socket.send(ByteBuffer.wrap(pattern(100 + i % 900, i)), destination));
+            assertEquals(size(i), socket.send(ByteBuffer.wrap(pattern(size(i), i)), destination));
         }
         final FakePeer peer = track(listener.accept(T));
         assertFullCongestionMap(peer.readFrame(T));
@@ -848,9 +851,15 @@ class TcpWireTest
         {
             final Frame data = peer.readFrame(T);
             assertEquals(i + 1, data.seq(), data.toString());
-            assertArrayEquals(pattern(100 + i % 900, i), data.payload(), "payload of message " + (i + 1));
+            assertArrayEquals(pattern(size(i), i), data.payload(), "payload of message " + (i + 1));
         }
         assertEquals(messages, counter("send_transmitted"));
+    }
+
+    /** Payload sizes from 100 B to twice the direct-write size, crossing it up and down every few messages. */
+    private static int size(final int i)
+    {
+        return 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100);
     }
 
     /**
