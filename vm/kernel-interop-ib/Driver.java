@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       SOCKETS rds4j sockets (ports 6000...), each sending ROUNDS rounds of the sizes to every kernel echo port
  *       (a window of 4 outstanding per pair), each echo checked: sender, order, bytes.
  *   sink LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
- *       receives COUNT messages from a kernel source, checking sender, order and bytes (payload(TAG, i, size)).
+ *       receives COUNT messages from a kernel source, checking sender, order and bytes (payload(TAG, i, size)),
+ *       then keeps the stack open until the file named by -Ddone.file exists (the kernel source saw all its
+ *       messages acked) or 180 s.
  *   idle LOCAL_IP PEER_IP PEER_PORT SECONDS
  *       one echo from a kernel echo socket, SECONDS of silence, another echo: the connection must stay up (the
  *       heartbeat has to get answers from the kernel).
@@ -246,7 +248,8 @@ public final class Driver
             System.out.printf("PASS kernel->rds4j stream: %d messages, %d bytes (over the kernel socket's 16 MiB send " +
                 "buffer: only rds4j's RDS acks free it) from the kernel, in order, byte for byte, in %.1f s%n", count,
                 bytes, (System.nanoTime() - t0) / 1e9);
-            Thread.sleep(1000); // let the last acks go before the stack closes
+            // closing now could lose the acks of the last messages: stay until the kernel source has them all
+            awaitDoneFile();
         }
         return 0;
     }
@@ -304,13 +307,19 @@ public final class Driver
                 }
             }
             // the stack delivers what is queued while it is open: stay until the sink says it has everything
-            final java.nio.file.Path done = java.nio.file.Path.of(System.getProperty("done.file", "/nonexistent"));
-            final long deadline = System.nanoTime() + 180_000_000_000L;
-            while (!java.nio.file.Files.exists(done) && System.nanoTime() < deadline)
-            {
-                Thread.sleep(100);
-            }
+            awaitDoneFile();
         }
         return 0;
+    }
+
+    /** Waits (at most 180 s) until the file named by -Ddone.file exists: the other side has what it needs from us. */
+    static void awaitDoneFile() throws InterruptedException
+    {
+        final java.nio.file.Path done = java.nio.file.Path.of(System.getProperty("done.file", "/nonexistent"));
+        final long deadline = System.nanoTime() + 180_000_000_000L;
+        while (!java.nio.file.Files.exists(done) && System.nanoTime() < deadline)
+        {
+            Thread.sleep(100);
+        }
     }
 }

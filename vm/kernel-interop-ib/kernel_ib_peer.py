@@ -12,7 +12,8 @@ to an rds4j node. One PASS/FAIL line per check on stdout; exit status 0 only if 
       pings port 0 of the rds4j node: each pong must be empty and come from port 0.
   kernel_ib_peer.py source LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
       sends COUNT messages payload(TAG, i, size) to an rds4j sink with blocking sends (a send waits while the
-      kernel's send buffer is full, until rds4j's acks free it, and while rds4j's port is congested).
+      kernel's send buffer is full, until rds4j's acks free it, and while rds4j's port is congested), then waits
+      (at most 60 s) until none of them is left in the kernel's send or retransmit queues: rds4j acked them all.
   kernel_ib_peer.py counters [NAME-PREFIX...]
       prints the kernel's RDS counters (RDS_INFO_COUNTERS, as rds-info -c) that are not 0, or those named.
   kernel_ib_peer.py sink LOCAL_IP LOCAL_PORT PEER_IP PEER_PORT TAG COUNT SIZE[,SIZE...]
@@ -24,6 +25,9 @@ import sys
 import time
 
 SOL_RDS = 276
+RDS_INFO_COUNTERS = 10000
+RDS_INFO_SEND_MESSAGES = 10003
+RDS_INFO_RETRANS_MESSAGES = 10004
 SO_RDS_TRANSPORT = 8
 RDS_TRANS_IB = 0
 MAX = 1 << 20
@@ -174,26 +178,62 @@ def source(local_ip, local_port, peer_ip, peer_port, tag, count, sizes):
         nbytes += len(data)
     print("kernel source: %s messages, %d bytes sent to rds4j in %.1f s" % (count, nbytes, time.time() - t0),
           flush=True)
-    time.sleep(float(5))  # the socket's close would drop what is not yet sent
-    return 0
+    # closing the socket would drop what rds4j has not acked yet: wait until the kernel holds none of it
+    deadline = time.time() + 60
+    while True:
+        held = queued_messages(s, int(local_port), int(peer_port))
+        if held == 0:
+            print("kernel source: rds4j acked all %s messages (%.1f s after the first send)"
+                  % (count, time.time() - t0), flush=True)
+            return 0
+        if time.time() > deadline:
+            print("FAIL kernel source: %d messages still unacked by rds4j 60 s after the last send" % held, flush=True)
+            return 1
+        time.sleep(0.05)
+
+
+def rds_info(s, optname):
+    """One RDS_INFO_* snapshot through socket s: (item size, raw bytes of the items)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    size = 1 << 20
+    buf = ctypes.create_string_buffer(size)
+    length = ctypes.c_int(size)
+    # returns the size of one item; the length comes back as the bytes copied (nr * each)
+    each = libc.getsockopt(s.fileno(), SOL_RDS, optname, buf, ctypes.byref(length))
+    if each < 0:
+        raise OSError(ctypes.get_errno(), "getsockopt(SOL_RDS, %d)" % optname)
+    return each, buf.raw[:length.value]
+
+
+def queued_messages(s, local_port, peer_port):
+    """Messages from local_port to peer_port in the kernel's send queues and retransmit (sent, unacked) queues."""
+    import struct
+    held = 0
+    for optname in (RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES):
+        each, raw = rds_info(s, optname)
+        for off in range(0, len(raw) - each + 1, each):
+            # struct rds_info_message (packed): u64 seq, u32 len, be32 laddr, be32 faddr, be16 lport, be16 fport, ...
+            # Only the ports are matched: kernel 6.1 fills laddr/faddr with the first word of its IPv6-mapped
+            # addresses, 0.0.0.0.
+            lport, fport = struct.unpack_from("!HH", raw, off + 20)
+            if lport == local_port and fport == peer_port:
+                held += 1
+    return held
 
 
 def counters(*prefixes):
-    import ctypes
     import struct
-    libc = ctypes.CDLL(None, use_errno=True)
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-    size = 1 << 16
-    buf = ctypes.create_string_buffer(size)
-    length = ctypes.c_int(size)
-    n = libc.getsockopt(s.fileno(), SOL_RDS, 10000, buf, ctypes.byref(length))  # RDS_INFO_COUNTERS
-    if n < 0:
-        print("counters: getsockopt failed, errno %d" % ctypes.get_errno())
+    try:
+        each, raw = rds_info(s, RDS_INFO_COUNTERS)
+    except OSError as e:
+        print("counters: %s" % e)
         return 1
-    # n is the number of items, each struct rds_info_counter { u8 name[32]; u64 value; } (packed: 40 bytes)
+    # items are struct rds_info_counter { u8 name[32]; u64 value; } (packed: 40 bytes)
     values = {}
-    for i in range(n):
-        name, value = struct.unpack_from("=32sQ", buf.raw, i * 40)
+    for off in range(0, len(raw) - each + 1, each):
+        name, value = struct.unpack_from("=32sQ", raw, off)
         values[name.rstrip(b"\0").decode()] = value
     shown = [(k, v) for k, v in values.items() if (v and not prefixes) or any(k.startswith(p) for p in prefixes)]
     print("kernel counters: " + ", ".join("%s %d" % kv for kv in shown), flush=True)
