@@ -26,6 +26,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -803,27 +804,9 @@ class TcpWireTest
     @Test
     void framesOfMixedSizesArriveInOrderWithEveryByte() throws Exception
     {
-        final InetAddress stackAddress = address(41, 10);
-        final InetAddress peerAddress = address(41, 20);
-        final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT));
-        final RdsSocket socket = socket(stackAddress, 5000);
-        socket.setOption(RdsOptions.SO_SNDBUF, 8 << 20);
-        final InetSocketAddress destination = new InetSocketAddress(peerAddress, 7000);
         final int boundary = TcpPath.DIRECT_WRITE_BYTES - RdsHeader.LENGTH;
         final int[] sizes = {64, 20 << 10, 0, 64, 1 << 20, 100, boundary - 1, boundary, 3, boundary, boundary - 1, 300_000, 1};
-        for (int i = 0; i < sizes.length; i++)
-        {
-            assertEquals(sizes[i], socket.send(ByteBuffer.wrap(pattern(sizes[i], i)), destination));
-        }
-        final FakePeer peer = track(listener.accept(T));
-        assertFullCongestionMap(peer.readFrame(T));
-        for (int i = 0; i < sizes.length; i++)
-        {
-            final Frame data = peer.readFrame(T);
-            assertEquals(i + 1, data.seq(), data.toString());
-            assertEquals(sizes[i], data.len(), data.toString());
-            assertArrayEquals(pattern(sizes[i], i), data.payload(), "payload of message " + (i + 1));
-        }
+        sendThenExpectInOrder(41, 0, sizes.length, i -> sizes[i]);
     }
 
     /**
@@ -834,32 +817,37 @@ class TcpWireTest
     @Test
     void stagedAndDirectFramesSurvivePartialWritesInOrder() throws Exception
     {
-        final InetAddress stackAddress = address(44, 10);
-        final InetAddress peerAddress = address(44, 20);
-        final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT, 4096));
-        final RdsSocket socket = socket(stackAddress, 5000);
+        // payloads from 100 B to twice the direct-write size, crossing it up and down every few messages
+        sendThenExpectInOrder(44, 4096, 20_000, i -> 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100));
+    }
+
+    /**
+     * Sends {@code count} messages, message i of {@code size.applyAsInt(i)} bytes, from a new socket on
+     * {@code address(test, 10)} to a fake peer on {@code address(test, 20)} whose receive buffer is {@code window}
+     * bytes (0: the system's default), then checks that each is written once and arrives in order, byte for byte.
+     */
+    private void sendThenExpectInOrder(final int test, final int window, final int count, final IntUnaryOperator size)
+        throws Exception
+    {
+        final InetAddress peerAddress = address(test, 20);
+        final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT, window));
+        final RdsSocket socket = socket(address(test, 10), 5000);
         socket.setOption(RdsOptions.SO_SNDBUF, 64 << 20);
         final InetSocketAddress destination = new InetSocketAddress(peerAddress, 7000);
-        final int messages = 20_000;
-        for (int i = 0; i < messages; i++)
+        for (int i = 0; i < count; i++)
         {
-            assertEquals(size(i), socket.send(ByteBuffer.wrap(pattern(size(i), i)), destination));
+            assertEquals(size.applyAsInt(i), socket.send(ByteBuffer.wrap(pattern(size.applyAsInt(i), i)), destination));
         }
         final FakePeer peer = track(listener.accept(T));
         assertFullCongestionMap(peer.readFrame(T));
-        for (int i = 0; i < messages; i++)
+        for (int i = 0; i < count; i++)
         {
             final Frame data = peer.readFrame(T);
             assertEquals(i + 1, data.seq(), data.toString());
-            assertArrayEquals(pattern(size(i), i), data.payload(), "payload of message " + (i + 1));
+            assertEquals(size.applyAsInt(i), data.len(), data.toString());
+            assertArrayEquals(pattern(size.applyAsInt(i), i), data.payload(), "payload of message " + (i + 1));
         }
-        assertEquals(messages, counter("send_transmitted"));
-    }
-
-    /** Payload sizes from 100 B to twice the direct-write size, crossing it up and down every few messages. */
-    private static int size(final int i)
-    {
-        return 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100);
+        assertEquals(count, counter("send_transmitted"));
     }
 
     /**
