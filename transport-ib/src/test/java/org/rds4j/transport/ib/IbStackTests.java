@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -99,6 +100,23 @@ public final class IbStackTests
         {
             throw new AssertionError(message);
         }
+    }
+
+    /** Waits for {@code condition}, checking every millisecond; fails the test at the deadline. */
+    static void awaitCondition(final BooleanSupplier condition, final Duration timeout, final String what)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            check(System.nanoTime() < deadline, "no " + what + " within " + timeout);
+            Thread.sleep(1);
+        }
+    }
+
+    static boolean nothingUnacked(final RdsStack stack)
+    {
+        return stack.connections().stream().allMatch(c -> c.unacked() == 0);
     }
 
     static CoreStack stack(final TransportType transport, final UnaryOperator<RdsStackConfig.Builder> tweak)
@@ -516,7 +534,7 @@ public final class IbStackTests
 
     /**
      * Receive rings of 16 buffers: the sender runs out of credits all the time; the receiving application stops
-     * reading for 2 s, so its socket fills and its port goes congested: the sender sees back-pressure (EAGAIN /
+     * reading until its socket fills and its port goes congested: the sender sees back-pressure (EAGAIN /
      * ENOBUFS), never loss; when the application reads again, everything arrives in order.
      */
     static void creditsExhausted() throws Exception
@@ -531,7 +549,9 @@ public final class IbStackTests
             final int maxSize = 64 * 1024;
             final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, maxSize, false);
             ab.start();
-            Thread.sleep(2000); // the application does not read
+            // the application does not read until its socket is full and the sender has seen its port congested
+            awaitCondition(() -> a.counters().get("send_cong_blocked") > 0, RECEIVE_TIMEOUT,
+                "congested port while the receiver does not read");
             final long pressure = ab.backPressure.get();
             final Receiver rb = new Receiver(sb, 1, count, maxSize);
             rb.start();
@@ -658,7 +678,8 @@ public final class IbStackTests
                 buffer.clear();
                 check(sb.receive(buffer) != null, "message " + i + " lost");
             }
-            Thread.sleep(1000);
+            // settled: every message acknowledged both ways, so only the heartbeat is left to run
+            awaitCondition(() -> nothingUnacked(a) && nothingUnacked(b), RECEIVE_TIMEOUT, "all messages acknowledged");
             final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             final Map<Thread, Long> before = new LinkedHashMap<>();
             for (final Thread t : Thread.getAllStackTraces().keySet())
