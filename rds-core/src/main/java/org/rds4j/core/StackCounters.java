@@ -11,14 +11,15 @@ import java.util.Map;
 /**
  * The stack's counters, agrona {@link AtomicCounter}s named after the kernel's RDS statistics. Counters
  * the agent alone updates are incremented with ordered (non-atomic) writes; the few that application
- * threads update use atomic increments.
+ * threads update use atomic increments. Transports add their own with {@link #newTransportCounter}.
  */
 public final class StackCounters
 {
-    private static final int MAX_COUNTERS = 64;
-    /** Bytes of counter metadata (labels) the counters need: 64 counters of {@link CountersManager#METADATA_LENGTH}. */
+    /** The stack's own counters and the transports' (about 40 and 15 now), with room to grow. */
+    private static final int MAX_COUNTERS = 128;
+    /** Bytes of counter metadata (labels) the counters need: 128 counters of {@link CountersManager#METADATA_LENGTH}. */
     public static final int METADATA_BYTES = MAX_COUNTERS * CountersManager.METADATA_LENGTH;
-    /** Bytes of counter values the counters need: 64 counters of {@link CountersManager#COUNTER_LENGTH}. */
+    /** Bytes of counter values the counters need: 128 counters of {@link CountersManager#COUNTER_LENGTH}. */
     public static final int VALUES_BYTES = MAX_COUNTERS * CountersManager.COUNTER_LENGTH;
 
     private final CountersManager manager;
@@ -151,6 +152,25 @@ public final class StackCounters
         connRefusedNotAllowed = manager.newCounter("conn_refused_not_allowed");
         connRefusedRate = manager.newCounter("conn_refused_rate");
         connRefusedLimit = manager.newCounter("conn_refused_limit");
+    }
+
+    /**
+     * Registers a counter of a transport's own, listed after the stack's by {@link #snapshot()}, by the stack's
+     * {@code counters()} and by {@code rds info}. Call it while the transport is created (the stack's
+     * constructor), not later: registration is not thread-safe.
+     *
+     * @param name unique, prefixed by the transport as the kernel's statistics are ({@code ib_}, {@code tcp_}).
+     * @return the counter, at zero.
+     * @throws IllegalArgumentException if a counter has the name already.
+     * @throws IllegalStateException    if the counters' memory is full.
+     */
+    public AtomicCounter newTransportCounter(final String name)
+    {
+        if (snapshot().containsKey(name))
+        {
+            throw new IllegalArgumentException("a counter is named " + name + " already");
+        }
+        return manager.newCounter(name);
     }
 
     /** @return every counter by name, in registration order. */

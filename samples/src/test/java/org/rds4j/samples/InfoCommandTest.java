@@ -14,6 +14,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -111,6 +112,10 @@ class InfoCommandTest
             assertEquals(b.counters().get("recv_delivered"), countersB.get("recv_delivered"));
             assertEquals(TO_B, countersB.get("recv_delivered"));
             assertEquals(TO_SELF, countersA.get("recv_delivered"));
+            assertEquals(new ArrayList<>(a.counters().keySet()), new ArrayList<>(countersA.keySet()));
+            final List<String> names = new ArrayList<>(countersA.keySet());
+            assertTrue(names.indexOf("tcp_sndbuf_full") > names.indexOf("conn_refused_limit"),
+                "the TCP transport's counter comes after the stack's: " + names);
 
             final StackInfoReader.ConnectionRecord tcp =
                 new StackInfoReader.ConnectionRecord(addressA, addressB, "tcp", "UP", TO_B + 1, 0, 0, 0); // b sent no data
@@ -161,6 +166,7 @@ class InfoCommandTest
         final Result all = run("info", "--dir", dir.toString(), "--stack", "info-b", "--all");
         assertEquals(0, all.code, all.toString());
         assertTrue(all.out.contains("conn_bad_frame"), all.toString());
+        assertTrue(Pattern.compile("(?m)^ {4}tcp_sndbuf_full +0$").matcher(all.out).find(), all.toString());
         assertFalse(all.out.contains("info-a"), all.toString());
     }
 

@@ -152,7 +152,7 @@ final class IbPath implements TransportPath
             }
         }, credits);
         final int posted = receiveRing.postAll();
-        transport.stats.postRecv++;
+        transport.ibCounters.postRecv.incrementOrdered();
         if (posted != receiveSlots)
         {
             throw new IllegalStateException("posting " + receiveSlots + " receives failed: " + posted);
@@ -238,8 +238,8 @@ final class IbPath implements TransportPath
             }
             if (posted > 0)
             {
-                transport.stats.postSend++;
-                transport.stats.fragmentsSent += posted;
+                transport.ibCounters.postSend.incrementOrdered();
+                transport.ibCounters.fragmentsSent.getAndAddOrdered(posted);
             }
             final int completedFrames = connection.onTransmitted(frames, count);
             done += completedFrames;
@@ -266,9 +266,9 @@ final class IbPath implements TransportPath
         switch (result)
         {
             case FragmentWriter.DONE: return true;
-            case FragmentWriter.NO_SLOT: transport.stats.sendRingFull++; return false;
-            case FragmentWriter.NO_CREDIT: transport.stats.creditStalls++; return false;
-            default: transport.stats.ackOnlyDeferred++; return false;
+            case FragmentWriter.NO_SLOT: transport.ibCounters.txRingFull.incrementOrdered(); return false;
+            case FragmentWriter.NO_CREDIT: transport.ibCounters.txThrottle.incrementOrdered(); return false;
+            default: transport.ibCounters.ackSendDelayed.incrementOrdered(); return false;
         }
     }
 
@@ -290,7 +290,7 @@ final class IbPath implements TransportPath
         for (int round = 0; round < POLLS_PER_CYCLE && state != State.CLOSED; round++)
         {
             final int n = cq.poll();
-            transport.stats.polls++;
+            transport.ibCounters.pollCq.incrementOrdered();
             if (n < 0)
             {
                 fail("ibv_poll_cq failed: " + n);
@@ -326,10 +326,10 @@ final class IbPath implements TransportPath
         }
         // quiet: arm, then poll once more for what completed before the arm took effect
         cq.arm();
-        transport.stats.arms++;
+        transport.ibCounters.reqNotifyCq.incrementOrdered();
         armed = true;
         final int n = cq.poll();
-        transport.stats.polls++;
+        transport.ibCounters.pollCq.incrementOrdered();
         for (int i = 0; i < n && state != State.CLOSED; i++)
         {
             onCompletion(i);
@@ -346,7 +346,7 @@ final class IbPath implements TransportPath
     {
         if (armed && cq.awaitEvent(0))
         {
-            transport.stats.events++;
+            transport.ibCounters.cqEvent.incrementOrdered();
             armed = false;
             lastCompletionNs = nowNs;
         }
@@ -388,7 +388,7 @@ final class IbPath implements TransportPath
         }
         final UnsafeBuffer buffer = receiveRing.buffer();
         final int offset = receiveRing.offset(slot);
-        transport.stats.fragmentsReceived++;
+        transport.ibCounters.fragmentsReceived.incrementOrdered();
         final String bad = Fragments.checkReceived(buffer, offset, length);
         if (bad != null)
         {
@@ -429,7 +429,7 @@ final class IbPath implements TransportPath
             return;
         }
         final int posted = receiveRing.post();
-        transport.stats.postRecv++;
+        transport.ibCounters.postRecv.incrementOrdered();
         if (posted < 0)
         {
             fail("ibv_post_recv failed: errno " + -posted);

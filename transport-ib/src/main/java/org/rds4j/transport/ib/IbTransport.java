@@ -70,7 +70,8 @@ public final class IbTransport implements Transport
     final StackCounters counters;
     final int sendSlots;
     final int receiveSlots;
-    final Stats stats = new Stats();
+    /** This transport's counters; null while IB is unavailable, so that a stack without it lists none. */
+    final IbCounters ibCounters;
     /** Scratch header for applying the ack carried in private data (agent thread). */
     private final RdsStackConfig config;
     private final PeerAllowList allowedPeers;
@@ -98,42 +99,6 @@ public final class IbTransport implements Transport
     private volatile boolean started;
     private int nextTag = 1;
     private long nowNs;
-
-    /** Verbs calls and events of this transport, for figures and tests (agent thread writes). */
-    public static final class Stats
-    {
-        /** ibv_post_send calls (each posts a chain of fragments). */
-        public volatile long postSend;
-        /** ibv_post_recv calls (each reposts a batch of receive buffers). */
-        public volatile long postRecv;
-        /** ibv_poll_cq calls. */
-        public volatile long polls;
-        /** ibv_req_notify_cq calls: a completion queue armed before the agent stops polling it. */
-        public volatile long arms;
-        /** Completion-channel events taken. */
-        public volatile long events;
-        /** Fragments posted. */
-        public volatile long fragmentsSent;
-        /** Fragments received. */
-        public volatile long fragmentsReceived;
-        /** Times a frame waited for send credits. */
-        public volatile long creditStalls;
-        /** Times a frame waited for a free send buffer. */
-        public volatile long sendRingFull;
-        /** Ack-only frames deferred because one was already in flight. */
-        public volatile long ackOnlyDeferred;
-        /** Crossed connects resolved: a request rejected because ours (from the lower address) wins, or ours dropped. */
-        public volatile long crossedConnects;
-
-        @Override
-        public String toString()
-        {
-            return "post_send " + postSend + ", post_recv " + postRecv + ", poll_cq " + polls + ", req_notify " + arms +
-                ", cq events " + events + ", fragments sent " + fragmentsSent + ", received " + fragmentsReceived +
-                ", credit stalls " + creditStalls + ", send ring full " + sendRingFull + ", ack-only deferred " +
-                ackOnlyDeferred + ", crossed connects " + crossedConnects;
-        }
-    }
 
     IbTransport(final TransportContext context)
     {
@@ -191,6 +156,7 @@ public final class IbTransport implements Transport
         this.channel = main;
         this.probeChannel = probe;
         this.poller = fdPoller;
+        this.ibCounters = why == null ? new IbCounters(counters) : null;
         this.eventThread = main == null ? null : new Thread(this::runEvents, "rds4j-ib-events-" + config.name());
         if (why != null)
         {
@@ -341,12 +307,6 @@ public final class IbTransport implements Transport
     public boolean checksumsHeaders()
     {
         return true;
-    }
-
-    /** @return the counts of verbs calls and flow-control events so far (for figures and tests). */
-    public Stats stats()
-    {
-        return stats;
     }
 
     /**
@@ -703,7 +663,7 @@ public final class IbTransport implements Transport
             }
             if (existing.active)
             {
-                stats.crossedConnects++;
+                ibCounters.connectRaced.incrementOrdered();
             }
             if (existing.active && Addresses.compare(remote, local) > 0)
             {

@@ -7,6 +7,7 @@ import org.rds4j.TransportType;
 import org.rds4j.core.CoreStack;
 
 import java.net.InetAddress;
+import java.util.Map;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -53,17 +54,15 @@ public final class IbBench
              RdsSocket pa = socket(sa, a, 5100); RdsSocket pb = socket(sb, b, 5100))
         {
             results[0] = pingPong(pa, pb, (int)(3000 * scale));
-            final IbTransport.Stats statsA = transport == TransportType.IB ? ((IbTransport)sa.transport("ib")).stats() : null;
-            final IbTransport.Stats statsB = transport == TransportType.IB ? ((IbTransport)sb.transport("ib")).stats() : null;
-            final long callsBefore = calls(statsA) + calls(statsB);
+            final boolean ib = transport == TransportType.IB;
+            final long callsBefore = verbsCalls(sa) + verbsCalls(sb);
             final int n4 = (int)(20000 * scale);
             results[1] = oneWay(pa, pb, 4096, n4);
-            results[3] = statsA == null ? "-" :
-                String.format("%.2f", (calls(statsA) + calls(statsB) - callsBefore) / (double)n4);
-            if (statsA != null)
+            results[3] = ib ? String.format("%.2f", (verbsCalls(sa) + verbsCalls(sb) - callsBefore) / (double)n4) : "-";
+            if (ib)
             {
-                System.out.println(transport + " a: " + statsA);
-                System.out.println(transport + " b: " + statsB);
+                System.out.println(transport + " a: " + IbStackTests.ibCounters(sa));
+                System.out.println(transport + " b: " + IbStackTests.ibCounters(sb));
             }
             results[2] = oneWay(pa, pb, 65536, (int)(3000 * scale));
         }
@@ -71,9 +70,12 @@ public final class IbBench
         return results;
     }
 
-    private static long calls(final IbTransport.Stats stats)
+    /** @return the verbs calls the stack's IB transport made so far (0 over TCP). */
+    private static long verbsCalls(final CoreStack stack)
     {
-        return stats == null ? 0 : stats.postSend + stats.postRecv + stats.polls + stats.arms;
+        final Map<String, Long> counters = stack.counters();
+        return counters.getOrDefault("ib_post_send", 0L) + counters.getOrDefault("ib_post_recv", 0L) +
+            counters.getOrDefault("ib_poll_cq", 0L) + counters.getOrDefault("ib_req_notify_cq", 0L);
     }
 
     private static CoreStack stack(final String name, final TransportType transport)

@@ -1,6 +1,7 @@
 package org.rds4j.transport.tcp;
 
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.rds4j.core.Connection;
 import org.rds4j.core.StackCounters;
 import org.rds4j.core.spi.TransportPath;
@@ -47,6 +48,7 @@ final class TcpPath implements TransportPath
     private final Connection connection;
     private final SocketChannel channel;
     private final StackCounters counters;
+    private final AtomicCounter sndbufFull;
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
     /** Staged bytes not yet written, between position and limit (read mode). */
     private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES).limit(0);
@@ -71,8 +73,10 @@ final class TcpPath implements TransportPath
     private long bytesRead;
     private boolean draining;
 
-    TcpPath(final Connection connection, final SocketChannel channel, final StackCounters counters)
+    TcpPath(final Connection connection, final SocketChannel channel, final StackCounters counters,
+        final AtomicCounter sndbufFull)
     {
+        this.sndbufFull = sndbufFull;
         this.connection = connection;
         this.channel = channel;
         this.counters = counters;
@@ -252,6 +256,7 @@ final class TcpPath implements TransportPath
 
     private void waitForRoom()
     {
+        sndbufFull.incrementOrdered();
         waitingForRoom = true;
         key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
     }

@@ -1,6 +1,7 @@
 package org.rds4j.transport.tcp;
 
 import jdk.net.ExtendedSocketOptions;
+import org.agrona.concurrent.status.AtomicCounter;
 import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
@@ -77,6 +78,8 @@ public final class TcpTransport implements Transport
     private final TransportContext context;
     private final RdsStackConfig config;
     private final StackCounters counters;
+    /** Writes the socket took only in part: it waits for room (kernel {@code tcp_sndbuf_full}). */
+    private final AtomicCounter sndbufFull;
     private final Selector selector;
     private final Map<InetAddress, ServerSocketChannel> listeners = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -179,6 +182,7 @@ public final class TcpTransport implements Transport
         this.context = context;
         this.config = context.config();
         this.counters = context.counters();
+        this.sndbufFull = counters.newTransportCounter("tcp_sndbuf_full");
         this.allowedPeers = config.allowedPeers();
         this.frameTimeoutNs = config.frameTimeout().toNanos();
         try
@@ -380,7 +384,7 @@ public final class TcpTransport implements Transport
             return;
         }
         attempts.remove(attempt);
-        final TcpPath path = new TcpPath(attempt.connection, attempt.channel, counters);
+        final TcpPath path = new TcpPath(attempt.connection, attempt.channel, counters, sndbufFull);
         path.attach(key != null ? key : attempt.channel.register(selector, SelectionKey.OP_READ));
         paths.add(path);
         attempt.connection.onConnected(path);
@@ -628,7 +632,7 @@ public final class TcpTransport implements Transport
         {
             channel.configureBlocking(false);
             configure(channel);
-            final TcpPath path = new TcpPath(connection, channel, counters);
+            final TcpPath path = new TcpPath(connection, channel, counters, sndbufFull);
             path.attach(channel.register(selector, SelectionKey.OP_READ));
             paths.add(path);
             attempts.removeIf(a -> a.connection == connection);

@@ -819,6 +819,7 @@ class TcpWireTest
     {
         // payloads from 100 B to twice the direct-write size, crossing it up and down every few messages
         sendThenExpectInOrder(44, 4096, 20_000, i -> 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100));
+        assertTrue(counter("tcp_sndbuf_full") > 0, "writes the socket took in part are counted");
     }
 
     /**
