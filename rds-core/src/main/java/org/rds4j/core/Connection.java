@@ -369,6 +369,30 @@ public final class Connection
         return 0;
     }
 
+    /**
+     * Agent: the latest time the next duty cycle must run for this connection if nothing wakes the agent: the
+     * heartbeat's next probe or timeout when it is up with nothing to send, unacked or to ack; the reconnect time
+     * when it is down and will reconnect; {@code nowNs} (keep polling) in every other state.
+     */
+    long idleDeadlineNs(final long nowNs)
+    {
+        final ConnectionState current = state;
+        if (current == ConnectionState.UP)
+        {
+            final boolean ackOwed = !transportAcked && (ackUrgent || lastAckSent < ackValue());
+            if (!handshakeDone || queue.size() > 0 || ackOwed || hasOutput(nowNs))
+            {
+                return nowNs;
+            }
+            return Math.min(nextHeartbeatNs, lastFrameReceivedNs + agent.heartbeatTimeoutNs);
+        }
+        if (current == ConnectionState.DOWN)
+        {
+            return reconnectWanted || queue.size() > 0 ? reconnectAtNs : Transport.NO_DEADLINE;
+        }
+        return nowNs;
+    }
+
     private int dropSilentPeer(final long nowNs)
     {
         final String reason;

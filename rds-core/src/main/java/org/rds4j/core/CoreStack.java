@@ -91,6 +91,8 @@ public final class CoreStack implements RdsStack
             // I/O do the waiting, so that arriving frames end the park at once
             transports.stream().map(Transport::idleWaiter).filter(w -> w != null).findFirst()
                 .ifPresent(wakeSignal::idleWaiter);
+            // and park until the next timer deadline rather than a fixed 1 ms: an idle stack then sleeps
+            wakeSignal.idleBounds(agent);
         }
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error in the agent's duty cycle", config.name(), throwable);
         if (config.threading() == Threading.INVOKER)
@@ -462,6 +464,8 @@ public final class CoreStack implements RdsStack
         {
             socket.close();
         }
+        agent.beginClose();
+        wakeSignal.wake();
         if (invoker != null)
         {
             // the agent's onClose on this thread, after a duty cycle another thread may be running

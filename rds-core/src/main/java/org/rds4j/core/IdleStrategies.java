@@ -24,9 +24,10 @@ final class IdleStrategies
     {
         if (spec.equals("backoff"))
         {
-            // spin briefly and yield for latency under load, then park 1 us doubling to 1 ms when idle
+            // spin briefly and yield for latency under load, then park 1 us doubling to 100 ms when idle; parks
+            // end at I/O, at a wake and at the stack's next timer deadline (WakeSignal.park)
             return new ParkingBackoffIdleStrategy(
-                100, 100, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1), signal);
+                100, 100, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(100), signal);
         }
         return wakeable(parseAgrona(spec), signal);
     }

@@ -4,6 +4,7 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 import org.rds4j.RdsResult;
+import org.rds4j.core.spi.Transport;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -104,7 +105,8 @@ final class Invoker
             }
             parkNs = Math.min(parkNs, remainingNs);
         }
-        if (lead(me))
+        final long callerDeadlineNs = timeoutNs != 0 ? deadlineNs : Transport.NO_DEADLINE;
+        if (lead(me, callerDeadlineNs))
         {
             return 0;
         }
@@ -112,7 +114,7 @@ final class Invoker
         try
         {
             // the leader may have let go between the try above and registering: try once more
-            if (!lead(me))
+            if (!lead(me, callerDeadlineNs))
             {
                 LockSupport.parkNanos(this, parkNs);
             }
@@ -124,8 +126,12 @@ final class Invoker
         return 0;
     }
 
-    /** @return false if another thread holds the duty cycle; true after running one (and idling if idle). */
-    private boolean lead(final Thread me)
+    /**
+     * @param callerDeadlineNs when the caller's wait times out ({@link Transport#NO_DEADLINE}: never); an idle
+     *                         park ends by then.
+     * @return false if another thread holds the duty cycle; true after running one (and idling if idle).
+     */
+    private boolean lead(final Thread me, final long callerDeadlineNs)
     {
         if (!lock.tryLock())
         {
@@ -148,7 +154,9 @@ final class Invoker
             {
                 // a strategy that parks the thread (no transport waiter) is woken through the signal
                 signal.agentThread(me);
+                signal.callerDeadline(callerDeadlineNs);
                 idle.idle(0);
+                signal.callerDeadline(Transport.NO_DEADLINE);
             }
             return true;
         }

@@ -84,6 +84,12 @@ final class LoopbackTransport implements Transport
     }
 
     @Override
+    public long idleDeadlineNs(final long nowNs)
+    {
+        return NO_DEADLINE; // frames go across within the sending duty cycle
+    }
+
+    @Override
     public void close()
     {
     }

@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * drives the transports' I/O and the connections' state machines, and keeps the congestion maps. Everything
  * here runs on the agent thread unless a method says otherwise.
  */
-final class StackAgent implements Agent
+final class StackAgent implements Agent, IdleBounds
 {
     private static final int MESSAGES_PER_SOCKET_PER_CYCLE = 256;
 
@@ -56,6 +56,7 @@ final class StackAgent implements Agent
     /** The info file snapshots go to (null: none), and when the next is due. */
     private StackInfoFile infoFile;
     private long nextInfoSnapshotNs = nowNs;
+    private volatile boolean closing;
 
     private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
     {
@@ -144,6 +145,58 @@ final class StackAgent implements Agent
             infoFile.writeSnapshot(connections, sockets, System.currentTimeMillis());
         }
         return work;
+    }
+
+    /**
+     * The thread about to idle: whether an application thread has handed over work (a command, a message) since
+     * this duty cycle looked. Checked after the agent has published that it is parking, so that a hand-off
+     * either sees it parked and wakes it, or is seen here.
+     */
+    @Override
+    public boolean hasQueuedInput()
+    {
+        if (closing || !commands.isEmpty())
+        {
+            return true;
+        }
+        for (int i = 0, n = sockets.size(); i < n; i++)
+        {
+            if (!sockets.get(i).outbound.isEmpty())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The thread about to idle: the latest time the next duty cycle must run if nothing wakes the agent, the
+     * earliest of every connection's and transport's deadline and the next info file snapshot; {@code nowNs}
+     * while a socket's congested port waits to be released.
+     */
+    @Override
+    public long idleDeadlineNs(final long nowNs)
+    {
+        if (!congestedSockets.isEmpty())
+        {
+            return nowNs;
+        }
+        long deadline = infoFile == null ? Transport.NO_DEADLINE : nextInfoSnapshotNs;
+        for (int i = 0; i < connections.size() && deadline != nowNs; i++)
+        {
+            deadline = Math.min(deadline, connections.get(i).idleDeadlineNs(nowNs));
+        }
+        for (int i = 0, n = transports.size(); i < n && deadline != nowNs; i++)
+        {
+            deadline = Math.min(deadline, transports.get(i).idleDeadlineNs(nowNs));
+        }
+        return deadline;
+    }
+
+    /** Any thread, as the stack closes: the agent parks no more, so that it sees it must stop at once. */
+    void beginClose()
+    {
+        closing = true;
     }
 
     /** Before the agent starts: the info file to publish snapshots in, at most every 100 ms; null for none. */

@@ -1,7 +1,9 @@
 package org.rds4j.core;
 
 import org.rds4j.core.spi.IdleWaiter;
+import org.rds4j.core.spi.Transport;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
@@ -13,9 +15,15 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WakeSignal
 {
+    /** The shortest a deadline cuts a park to: a timer may run up to this late, as with a fixed 1 ms park. */
+    static final long SHORTEST_BOUNDED_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private final AtomicBoolean parked = new AtomicBoolean();
     private volatile Thread agent;
     private volatile IdleWaiter waiter;
+    private IdleBounds bounds;
+    /** INVOKER mode: the deadline of the blocking call whose thread is idling; written and read by that thread. */
+    private long callerDeadlineNs = Transport.NO_DEADLINE;
 
     void agentThread(final Thread thread)
     {
@@ -28,18 +36,56 @@ final class WakeSignal
         this.waiter = waiter;
     }
 
-    /** Agent: parks for up to {@code timeoutNs}, or until woken or (with a waiter) until I/O is ready. */
+    /** Before the agent starts: what can cut a park short (null: nothing but wakes and I/O). */
+    void idleBounds(final IdleBounds bounds)
+    {
+        this.bounds = bounds;
+    }
+
+    /**
+     * INVOKER mode, the thread holding the duty cycle, before it idles in a blocking call: a park must not pass
+     * the call's own deadline (by more than {@link #SHORTEST_BOUNDED_PARK_NS}).
+     *
+     * @param deadlineNs the call's deadline, or {@link Transport#NO_DEADLINE} for none (and after the idle).
+     */
+    void callerDeadline(final long deadlineNs)
+    {
+        callerDeadlineNs = deadlineNs;
+    }
+
+    /**
+     * Agent: parks for up to {@code timeoutNs}, or until woken or (with a waiter) until I/O is ready. Does not
+     * park if work was handed over while the agent was deciding to; parks no longer than the next deadline,
+     * but not less than {@link #SHORTEST_BOUNDED_PARK_NS} for one.
+     */
     void park(final long timeoutNs)
     {
         parking();
-        final IdleWaiter current = waiter;
+        long parkNs = timeoutNs;
+        final IdleBounds current = bounds;
         if (current != null)
         {
-            current.await(timeoutNs);
+            // parked is set (a volatile write) before the queues are read: a hand-off that missed it is seen here
+            if (current.hasQueuedInput())
+            {
+                awake();
+                return;
+            }
+            final long nowNs = System.nanoTime();
+            final long deadlineNs = Math.min(current.idleDeadlineNs(nowNs), callerDeadlineNs);
+            if (deadlineNs != Transport.NO_DEADLINE)
+            {
+                parkNs = Math.min(parkNs, Math.max(deadlineNs - nowNs, SHORTEST_BOUNDED_PARK_NS));
+            }
+        }
+        final IdleWaiter waiting = waiter;
+        if (waiting != null)
+        {
+            waiting.await(parkNs);
         }
         else
         {
-            LockSupport.parkNanos(timeoutNs);
+            LockSupport.parkNanos(parkNs);
         }
         awake();
     }

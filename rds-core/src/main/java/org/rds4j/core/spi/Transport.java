@@ -85,6 +85,23 @@ public interface Transport extends AutoCloseable
     int doWork(long nowNs);
 
     /**
+     * Agent: the latest time at which the agent must run a duty cycle for this transport when no I/O, no
+     * application call and no {@link TransportContext#wakeAgent()} wakes it first: when a timeout of its own
+     * expires or something must be polled. The agent's idle wait is never shorter than 1 ms for it.
+     *
+     * @param nowNs the agent's clock.
+     * @return a {@link System#nanoTime()} deadline; {@code nowNs} (the default) while the transport must be
+     *         polled, {@link #NO_DEADLINE} when it has nothing pending at all.
+     */
+    default long idleDeadlineNs(final long nowNs)
+    {
+        return nowNs;
+    }
+
+    /** {@link #idleDeadlineNs} of a transport that waits for nothing but I/O and the application. */
+    long NO_DEADLINE = Long.MAX_VALUE;
+
+    /**
      * @return a way for the agent to wait for this transport's I/O when idle, or null if the transport has no
      *         blocking wait (the agent then parks for bounded periods and polls).
      */

@@ -479,6 +479,37 @@ public final class IbTransport implements Transport
         return work;
     }
 
+    /**
+     * An established path is polled until its completion queue is armed (after the poll spin); from then its
+     * completion event, like every rdma_cm event, comes through the event thread, which wakes the agent. A
+     * path still connecting needs the agent by its connect deadline.
+     */
+    @Override
+    public long idleDeadlineNs(final long nowNs)
+    {
+        if (!tasks.isEmpty() || eventsPending || !retired.isEmpty())
+        {
+            return nowNs;
+        }
+        long deadline = NO_DEADLINE;
+        for (int i = 0; i < paths.size(); i++)
+        {
+            final IbPath path = paths.get(i);
+            if (path.isEstablished())
+            {
+                if (!path.armed)
+                {
+                    return nowNs;
+                }
+            }
+            else
+            {
+                deadline = Math.min(deadline, path.deadlineNs);
+            }
+        }
+        return deadline;
+    }
+
     private int onEvents(final long nowNs)
     {
         int work = handleCmEvents();

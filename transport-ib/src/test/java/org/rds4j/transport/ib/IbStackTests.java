@@ -563,7 +563,8 @@ public final class IbStackTests
             final Sender ab = new Sender(sa, 1, List.of(sb.localAddress()), count, maxSize, false);
             ab.start();
             // the application does not read until its socket is full and the sender has seen its port congested
-            awaitCondition(() -> a.counters().get("send_cong_blocked") > 0, RECEIVE_TIMEOUT,
+            // (the counter goes up inside send, the sender's own count after send returns: wait for both)
+            awaitCondition(() -> a.counters().get("send_cong_blocked") > 0 && ab.backPressure.get() > 0, RECEIVE_TIMEOUT,
                 "congested port while the receiver does not read");
             final long pressure = ab.backPressure.get();
             final Receiver rb = new Receiver(sb, 1, count, maxSize);
@@ -665,7 +666,8 @@ public final class IbStackTests
     /**
      * After traffic stops, the CQs are armed and the agent and event threads wait: CPU time of the agent and
      * IB event threads of both stacks over 3 idle seconds (the heartbeat still runs), compared with the same
-     * two stacks over TCP (whose agents wait in the selector with the same 1 ms cap).
+     * two stacks over TCP (whose agents wait in the selector until their next timer, as IB's do once their
+     * completion queues are armed).
      */
     static void idleBurnsNoCpu() throws Exception
     {

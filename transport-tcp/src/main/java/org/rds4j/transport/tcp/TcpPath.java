@@ -310,6 +310,15 @@ final class TcpPath implements TransportPath
         return 1;
     }
 
+    /**
+     * @return true while this path needs duty cycles that no I/O brings: a frame is part way in (its timeout
+     *         runs), or TCP's acks stand in for the peer's RDS acks and written frames wait for them.
+     */
+    boolean isPolled()
+    {
+        return !closed && (partialFrame || (unackedBytes != null && writtenFrames.size() > 0));
+    }
+
     /** The socket has room again after a partial write. */
     int onWritable()
     {

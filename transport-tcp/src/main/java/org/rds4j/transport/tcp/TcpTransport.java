@@ -257,6 +257,7 @@ public final class TcpTransport implements Transport
             listeners.put(local, channel);
             final ServerSocketChannel listening = channel;
             tasks.add(() -> register(listening, local));
+            context.wakeAgent();
             LOG.debug("listening on {}", address);
         }
     }
@@ -308,6 +309,7 @@ public final class TcpTransport implements Transport
                 path.abort();
             }
         });
+        context.wakeAgent();
     }
 
     @Override
@@ -441,6 +443,28 @@ public final class TcpTransport implements Transport
             paths.removeIf(TcpPath::isClosed);
         }
         return work;
+    }
+
+    /**
+     * Polled work keeps the agent's idle waits short: tasks handed over, connects in progress (their timeout),
+     * a path with a frame part way in (the frame timeout) or whose peer's TCP acks stand in for RDS acks.
+     * Otherwise only I/O and the application wake the agent for this transport.
+     */
+    @Override
+    public long idleDeadlineNs(final long nowNs)
+    {
+        if (!tasks.isEmpty() || !attempts.isEmpty())
+        {
+            return nowNs;
+        }
+        for (int i = 0; i < paths.size(); i++)
+        {
+            if (paths.get(i).isPolled())
+            {
+                return nowNs;
+            }
+        }
+        return NO_DEADLINE;
     }
 
     private void onSelected(final SelectionKey key)

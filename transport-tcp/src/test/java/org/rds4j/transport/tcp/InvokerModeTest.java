@@ -296,6 +296,28 @@ class InvokerModeTest
         assertEquals(sb.localAddress(), s.receive(ByteBuffer.allocate(8)));
     }
 
+    /**
+     * An idle stack's waits last until its next timer, up to 100 ms; a blocking call idling in one must still
+     * return at its own timeout. No info file and no connection: nothing else would end the wait early.
+     */
+    @Test
+    void anIdleWaitEndsAtTheBlockingCallsTimeout() throws Exception
+    {
+        final RdsStack a = stacks.open(stacks.config("inv-a").toBuilder().threading(Threading.INVOKER).infoFile(false).build());
+        final RdsSocket s = bound(a, A_IP, 145);
+        s.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofMillis(20));
+        final long[] elapsedMs = new long[7];
+        for (int i = 0; i < elapsedMs.length; i++)
+        {
+            final long start = System.nanoTime();
+            assertNull(s.receive(ByteBuffer.allocate(10)));
+            elapsedMs[i] = (System.nanoTime() - start) / 1_000_000;
+        }
+        Arrays.sort(elapsedMs);
+        assertTrue(elapsedMs[0] >= 20, "a timeout came early: " + Arrays.toString(elapsedMs));
+        assertTrue(elapsedMs[elapsedMs.length / 2] < 60, "median past the 20 ms timeout: " + Arrays.toString(elapsedMs));
+    }
+
     @Test
     void blockingSendTimesOutAndIsInterruptedAsInAgentMode() throws Exception
     {
