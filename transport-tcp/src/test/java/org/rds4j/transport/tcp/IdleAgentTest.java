@@ -43,14 +43,11 @@ class IdleAgentTest
     @Test
     void anIdleAgentWakesForItsTimersOnly() throws Exception
     {
-        final RdsStack a = stacks.open("i1");
-        final RdsStack b = stacks.open("i2");
-        final RdsSocket sa = bound(a, "127.0.47.1");
-        final RdsSocket sb = bound(b, "127.0.47.2");
-        assertEquals(3, sa.send(ByteBuffer.wrap(new byte[3]), sb.localAddress()));
-        assertEquals(sa.localAddress(), sb.receive(ByteBuffer.allocate(8)));
+        final Pair p = pair("i1", "127.0.47.1", "i2", "127.0.47.2");
+        assertEquals(3, p.sa.send(ByteBuffer.wrap(new byte[3]), p.sb.localAddress()));
+        assertEquals(p.sa.localAddress(), p.sb.receive(ByteBuffer.allocate(8)));
         // both ends acked: the connection is up with nothing queued, so only timers are left
-        Await.until(WAIT, () -> sa.sendQueuedBytes() == 0 && unacked(a) == 0 && unacked(b) == 0, () -> "acked");
+        Await.until(WAIT, () -> p.sa.sendQueuedBytes() == 0 && unacked(p.a) == 0 && unacked(p.b) == 0, () -> "acked");
 
         final Path agent = agentTask("rds4j-agent-i1");
         final long wakeUpsBefore = voluntarySwitches(agent);
@@ -68,10 +65,9 @@ class IdleAgentTest
     @Test
     void workHandedToASleepingAgentGoesAtOnce() throws Exception
     {
-        final RdsStack a = stacks.open("sleep-a");
-        final RdsStack b = stacks.open("sleep-b");
-        final RdsSocket sa = bound(a, "127.0.47.11");
-        final RdsSocket sb = bound(b, "127.0.47.12");
+        final Pair p = pair("sleep-a", "127.0.47.11", "sleep-b", "127.0.47.12");
+        final RdsSocket sa = p.sa;
+        final RdsSocket sb = p.sb;
         sa.configureBlocking(false);
         final ByteBuffer in = ByteBuffer.allocate(8);
         final long[] latenciesNs = new long[10];
@@ -93,6 +89,18 @@ class IdleAgentTest
             Arrays.stream(latenciesNs).map(ns -> ns / 1_000_000).toArray()));
         // a missed wake-up would leave the message until the park's end, up to 100 ms
         assertTrue(medianMs < 20, "median " + medianMs + " ms from send to receive");
+    }
+
+    private record Pair(RdsStack a, RdsStack b, RdsSocket sa, RdsSocket sb)
+    {
+    }
+
+    /** @return two stacks, each with a socket bound to port 4000 of its address. */
+    private Pair pair(final String nameA, final String ipA, final String nameB, final String ipB) throws IOException
+    {
+        final RdsStack a = stacks.open(nameA);
+        final RdsStack b = stacks.open(nameB);
+        return new Pair(a, b, bound(a, ipA), bound(b, ipB));
     }
 
     private static RdsSocket bound(final RdsStack stack, final String ip) throws IOException
