@@ -8,6 +8,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
 import org.rds4j.core.CoreStack;
+import org.rds4j.core.test.Await;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -24,7 +25,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -99,18 +99,6 @@ public final class IbStackTests
         if (!condition)
         {
             throw new AssertionError(message);
-        }
-    }
-
-    /** Waits for {@code condition}, checking every millisecond; fails the test at the deadline. */
-    static void awaitCondition(final BooleanSupplier condition, final Duration timeout, final String what)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            check(System.nanoTime() < deadline, "no " + what + " within " + timeout);
-            Thread.sleep(1);
         }
     }
 
@@ -312,7 +300,7 @@ public final class IbStackTests
                             }
                             backPressure.incrementAndGet();
                             check(System.nanoTime() < deadline, "send #" + sequence + " blocked for " + RECEIVE_TIMEOUT);
-                            Thread.sleep(1);
+                            Thread.sleep(1); // back off before retrying a refused send: pacing, not a wait
                         }
                     }
                 }
@@ -564,8 +552,8 @@ public final class IbStackTests
             ab.start();
             // the application does not read until its socket is full and the sender has seen its port congested
             // (the counter goes up inside send, the sender's own count after send returns: wait for both)
-            awaitCondition(() -> a.counters().get("send_cong_blocked") > 0 && ab.backPressure.get() > 0, RECEIVE_TIMEOUT,
-                "congested port while the receiver does not read");
+            Await.until(RECEIVE_TIMEOUT, () -> a.counters().get("send_cong_blocked") > 0 && ab.backPressure.get() > 0,
+                () -> "congested port while the receiver does not read");
             final long pressure = ab.backPressure.get();
             final Receiver rb = new Receiver(sb, 1, count, maxSize);
             rb.start();
@@ -632,7 +620,7 @@ public final class IbStackTests
             final long giveUp = System.nanoTime() + 120_000_000_000L;
             while (aborts < 5 && (ab.isAlive() || ba.isAlive()) && System.nanoTime() < giveUp)
             {
-                Thread.sleep(200);
+                Thread.sleep(200); // the pace of the fault injection, as in ConnectionKillTest
                 if (!a.connections().stream().anyMatch(c -> c.transport().equals("ib") && c.state().equals("UP")))
                 {
                     continue; // still reconnecting from the last abort
@@ -692,7 +680,7 @@ public final class IbStackTests
                 check(sb.receive(buffer) != null, "message " + i + " lost");
             }
             // settled: every message acknowledged both ways, so only the heartbeat is left to run
-            awaitCondition(() -> nothingUnacked(a) && nothingUnacked(b), RECEIVE_TIMEOUT, "all messages acknowledged");
+            Await.until(RECEIVE_TIMEOUT, () -> nothingUnacked(a) && nothingUnacked(b), () -> "all messages acknowledged");
             final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             final Map<Thread, Long> before = new LinkedHashMap<>();
             for (final Thread t : Thread.getAllStackTraces().keySet())
@@ -705,7 +693,7 @@ public final class IbStackTests
                 }
             }
             final long t0 = System.nanoTime();
-            Thread.sleep(3000);
+            Thread.sleep(3000); // the measurement window
             final double wall = (System.nanoTime() - t0) / 1e9;
             final double[] shares = new double[2];
             final StringBuilder line = new StringBuilder();
