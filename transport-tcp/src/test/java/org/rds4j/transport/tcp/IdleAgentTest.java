@@ -7,17 +7,14 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.ThreadWakeUps;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,12 +46,12 @@ class IdleAgentTest
         // both ends acked: the connection is up with nothing queued, so only timers are left
         Await.until(WAIT, () -> p.sa.sendQueuedBytes() == 0 && unacked(p.a) == 0 && unacked(p.b) == 0, () -> "acked");
 
-        final Path agent = agentTask("rds4j-agent-i1");
-        final long wakeUpsBefore = voluntarySwitches(agent);
+        final ThreadWakeUps agent = ThreadWakeUps.of("rds4j-agent-i1");
+        final long wakeUpsBefore = agent.count();
         final long start = System.nanoTime();
         final long until = start + 2_000_000_000L; // a measurement window
         Await.until(WAIT, () -> System.nanoTime() - until > 0, () -> "the window");
-        final long wakeUps = voluntarySwitches(agent) - wakeUpsBefore;
+        final long wakeUps = agent.count() - wakeUpsBefore;
         final double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("idle agent: %d wake-ups in %.2f s%n", wakeUps, seconds);
         // info file snapshots every 100 ms, and the heartbeat's probe and answer every second, each followed by
@@ -114,37 +111,5 @@ class IdleAgentTest
     private static long unacked(final RdsStack stack)
     {
         return stack.connections().stream().mapToLong(RdsStack.ConnectionInfo::unacked).sum();
-    }
-
-    /** @return the {@code /proc/self/task/TID} of the thread whose name starts with {@code name} (15 characters kept). */
-    private static Path agentTask(final String name) throws IOException
-    {
-        final String comm = name.substring(0, Math.min(15, name.length()));
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task")))
-        {
-            final List<Path> found = tasks.filter(t -> read(t.resolve("comm")).strip().equals(comm)).toList();
-            assertEquals(1, found.size(), "threads named " + comm + ": " + found);
-            return found.get(0);
-        }
-    }
-
-    private static long voluntarySwitches(final Path task)
-    {
-        return read(task.resolve("status")).lines()
-            .filter(l -> l.startsWith("voluntary_ctxt_switches:"))
-            .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
-            .findFirst().orElseThrow();
-    }
-
-    private static String read(final Path file)
-    {
-        try
-        {
-            return Files.readString(file);
-        }
-        catch (final IOException ex)
-        {
-            return "";
-        }
     }
 }

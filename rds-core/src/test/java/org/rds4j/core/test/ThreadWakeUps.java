@@ -1,0 +1,77 @@
+package org.rds4j.core.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Counts how often a thread of this JVM woke from a wait, from Linux {@code /proc/self/task/TID/status}: each
+ * voluntary context switch is one wait (a park, a selector or {@code poll(2)} wait, a blocking read). A count,
+ * unlike CPU time, does not depend on how fast the machine runs the code, so an idle thread that wakes too often
+ * shows the same under emulation. Tests only; Linux only.
+ */
+public final class ThreadWakeUps
+{
+    /** The kernel keeps this many characters of a thread's name ({@code comm}). */
+    public static final int NAME_CHARS = 15;
+
+    private final Path task;
+
+    private ThreadWakeUps(final Path task)
+    {
+        this.task = task;
+    }
+
+    /**
+     * @param threadName the thread's name; its first {@link #NAME_CHARS} characters must name no other thread.
+     * @return the counter of that thread.
+     * @throws AssertionError if no thread, or more than one, has that name.
+     */
+    public static ThreadWakeUps of(final String threadName)
+    {
+        final String comm = threadName.substring(0, Math.min(NAME_CHARS, threadName.length()));
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task")))
+        {
+            final List<Path> found = tasks.filter(t -> read(t.resolve("comm")).strip().equals(comm)).toList();
+            if (found.size() != 1)
+            {
+                throw new AssertionError("threads named " + comm + ": " + found);
+            }
+            return new ThreadWakeUps(found.get(0));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** @return the thread's voluntary context switches so far. */
+    public long count()
+    {
+        return read(task.resolve("status")).lines()
+            .filter(l -> l.startsWith("voluntary_ctxt_switches:"))
+            .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
+            .findFirst().orElseThrow(() -> new AssertionError("no voluntary_ctxt_switches in " + task + "/status"));
+    }
+
+    /** A task that has ended reads as empty. */
+    private static String read(final Path file)
+    {
+        try
+        {
+            return Files.readString(file);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return "";
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
