@@ -20,9 +20,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +32,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.StackInfoReader;
+import org.rds4j.core.test.Await;
 
 import picocli.CommandLine;
 
@@ -78,7 +76,7 @@ class InfoCommandTest
         {
             assertEquals(SIZE, a1.send(ByteBuffer.allocate(SIZE), a2.localAddress()));
         }
-        await(() -> b.counters().get("recv_delivered") == TO_B && a.counters().get("recv_delivered") == TO_SELF &&
+        Await.until(() -> b.counters().get("recv_delivered") == TO_B && a.counters().get("recv_delivered") == TO_SELF &&
             a1.sendQueuedBytes() == 0, "every message delivered and acked");
     }
 
@@ -122,7 +120,7 @@ class InfoCommandTest
             final StackInfoReader.ConnectionRecord loop =
                 new StackInfoReader.ConnectionRecord(addressA, addressA, "loop", "UP", TO_SELF + 1, TO_SELF + 1, 0, 0);
             final AtomicReference<StackInfoReader.Snapshot> last = new AtomicReference<>();
-            await(Duration.ofSeconds(20), () ->
+            Await.until(Duration.ofSeconds(20), () ->
             {
                 last.set(readerA.snapshot());
                 return last.get().connections().contains(tcp) && last.get().connections().contains(loop) &&
@@ -138,7 +136,7 @@ class InfoCommandTest
                 new StackInfoReader.SocketRecord(new InetSocketAddress(addressB, 5000), "tcp", 0, 1 << 20, TO_B * SIZE, 1 << 20, false);
             final StackInfoReader.ConnectionRecord tcpAtB =
                 new StackInfoReader.ConnectionRecord(addressB, addressA, "tcp", "UP", 1, TO_B + 1, 0, 0);
-            await(Duration.ofSeconds(20), () ->
+            Await.until(Duration.ofSeconds(20), () ->
             {
                 last.set(readerB.snapshot());
                 return last.get().sockets().equals(List.of(undrained)) && last.get().connections().equals(List.of(tcpAtB));
@@ -229,7 +227,7 @@ class InfoCommandTest
         final AtomicInteger code = new AtomicInteger(-1);
         final Thread watcher = new Thread(() -> code.set(cli.execute("info", "--dir", dir.toString(), "--watch", "--interval", "20")));
         watcher.start();
-        await(() -> out.toString().split(Pattern.quote(InfoCommand.CLEAR_SCREEN), -1).length > 3, "three refreshes");
+        Await.until(() -> out.toString().split(Pattern.quote(InfoCommand.CLEAR_SCREEN), -1).length > 3, "three refreshes");
         watcher.interrupt();
         watcher.join(10_000);
         assertFalse(watcher.isAlive());
@@ -260,25 +258,6 @@ class InfoCommandTest
             map.put(socket.address().getPort(), socket);
         }
         return map;
-    }
-
-    /** Waits for a condition with a deadline (the samples' tests do not have rds-core's test helpers). */
-    private static void await(final Duration timeout, final BooleanSupplier condition, final Supplier<String> what)
-    {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-    }
-
-    private static void await(final BooleanSupplier condition, final String what)
-    {
-        await(Duration.ofSeconds(20), condition, () -> what);
     }
 
     private record Result(int code, String out, String err)

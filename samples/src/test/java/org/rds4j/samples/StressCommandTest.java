@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rds4j.core.test.Await;
 
 import picocli.CommandLine;
 
@@ -250,17 +251,11 @@ class StressCommandTest
         }
 
         /** Waits for the first output line, printed once the socket is bound. */
-        void awaitStarted() throws InterruptedException
+        void awaitStarted()
         {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (out.toString().isEmpty())
-            {
-                if (!thread.isAlive() || System.nanoTime() > deadline)
-                {
-                    fail("the node did not start: " + report());
-                }
-                Thread.sleep(5);
-            }
+            Await.until(Duration.ofSeconds(10), () -> !out.toString().isEmpty() || !thread.isAlive(),
+                () -> "the node to start: " + report());
+            assertFalse(out.toString().isEmpty(), "the node did not start: " + report());
         }
 
         int await() throws InterruptedException

@@ -19,15 +19,31 @@ public final class Await
      */
     public static void until(final Duration timeout, final BooleanSupplier condition, final Supplier<String> what)
     {
+        if (!within(timeout, condition))
+        {
+            throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
+        }
+    }
+
+    /**
+     * For a condition that may rightly stay false (the caller decides what that means).
+     *
+     * @param timeout   how long to wait.
+     * @param condition what to wait for.
+     * @return true as soon as the condition holds; false if it is still false at the deadline.
+     */
+    public static boolean within(final Duration timeout, final BooleanSupplier condition)
+    {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() - deadline > 0)
             {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what.get());
+                return false;
             }
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
         }
+        return true;
     }
 
     public static void until(final BooleanSupplier condition, final String what)
