@@ -15,6 +15,10 @@ public final class RdsStackConfig
     public static final int DEFAULT_TCP_PORT = 16385;
     /** Send buffers per IB connection by default, as kernel RDS. */
     public static final int DEFAULT_IB_SEND_RING = 256;
+    /** Default {@link #tcpSendRingBytes()}: 4 MiB. */
+    public static final int DEFAULT_TCP_SEND_RING_BYTES = 4 << 20;
+    /** The smallest {@link #tcpSendRingBytes()} other than 0: 256 KiB. */
+    public static final int MIN_TCP_SEND_RING_BYTES = 256 << 10;
     /** Receive buffers per IB connection by default, as kernel RDS. */
     public static final int DEFAULT_IB_RECEIVE_RING = 1024;
     /** Fewest buffers in an IB ring: a credit is held back for updates, and a congestion map takes 3 fragments. */
@@ -46,6 +50,7 @@ public final class RdsStackConfig
     private final PeerAllowList allowedPeers;
     private final Threading threading;
     private final int ibSendRing;
+    private final int tcpSendRingBytes;
     private final int ibReceiveRing;
 
     private RdsStackConfig(final Builder b)
@@ -70,6 +75,7 @@ public final class RdsStackConfig
         infoFileEnabled = b.infoFileEnabled;
         frameTimeout = b.frameTimeout;
         ibSendRing = b.ibSendRing;
+        tcpSendRingBytes = b.tcpSendRingBytes;
         ibReceiveRing = b.ibReceiveRing;
         maxPeers = b.maxPeers;
         peerConnectRate = b.peerConnectRate;
@@ -117,6 +123,7 @@ public final class RdsStackConfig
         b.allowedPeers = allowedPeers;
         b.threading = threading;
         b.ibSendRing = ibSendRing;
+        b.tcpSendRingBytes = tcpSendRingBytes;
         b.ibReceiveRing = ibReceiveRing;
         return b;
     }
@@ -305,6 +312,16 @@ public final class RdsStackConfig
         return threading;
     }
 
+    /**
+     * @return bytes of shared memory (on {@code /dev/shm}) per TCP connection in which frames are staged so that
+     *         the socket sends them with {@code sendfile}, without copying them into the kernel; 0: always copy.
+     *         Memory is taken when a connection first writes 4 KiB or more at once. Default 4 MiB.
+     */
+    public int tcpSendRingBytes()
+    {
+        return tcpSendRingBytes;
+    }
+
     /** @return 4 KiB send buffers (work requests) per IB connection. */
     public int ibSendRing()
     {
@@ -330,7 +347,7 @@ public final class RdsStackConfig
             ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + ", frameTimeout=" + frameTimeout +
             ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers +
             ", threading=" + threading +
-            ", ibSendRing=" + ibSendRing + ", ibReceiveRing=" + ibReceiveRing + "}";
+            ", tcpSendRingBytes=" + tcpSendRingBytes + ", ibSendRing=" + ibSendRing + ", ibReceiveRing=" + ibReceiveRing + "}";
     }
 
     /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
@@ -360,6 +377,7 @@ public final class RdsStackConfig
         private PeerAllowList allowedPeers = PeerAllowList.ALL;
         private Threading threading = Threading.AGENT;
         private int ibSendRing = DEFAULT_IB_SEND_RING;
+        private int tcpSendRingBytes = DEFAULT_TCP_SEND_RING_BYTES;
         private int ibReceiveRing = DEFAULT_IB_RECEIVE_RING;
 
         private Builder()
@@ -601,6 +619,23 @@ public final class RdsStackConfig
         public Builder threading(final Threading threading)
         {
             this.threading = Objects.requireNonNull(threading, "threading");
+            return this;
+        }
+
+        /**
+         * @param bytes shared memory per TCP connection for zero-copy sends: 0 (frames are always copied into the
+         *              socket) or {@value #MIN_TCP_SEND_RING_BYTES} to 1 GiB (default
+         *              {@value #DEFAULT_TCP_SEND_RING_BYTES}).
+         * @return this builder.
+         */
+        public Builder tcpSendRingBytes(final int bytes)
+        {
+            if (bytes != 0 && (bytes < MIN_TCP_SEND_RING_BYTES || bytes > (1 << 30)))
+            {
+                throw new IllegalArgumentException(
+                    "tcpSendRingBytes must be 0 or " + MIN_TCP_SEND_RING_BYTES + ".." + (1 << 30) + ": " + bytes);
+            }
+            this.tcpSendRingBytes = bytes;
             return this;
         }
 

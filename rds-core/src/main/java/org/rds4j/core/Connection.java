@@ -67,6 +67,10 @@ public final class Connection
     private volatile long nextTxSequence = 1;
     /** Highest sequence fully handed to a transport; an ack above it acks something never sent. */
     private long highestSequenceSent;
+    /** Highest ack the peer sent (at most {@link #highestSequenceSent}). */
+    private long highestAck;
+    /** {@link #highestSequenceSent} when the current path came up: a higher sequence was only ever sent on it. */
+    private long pathSequenceFloor;
     private volatile long nextRxSequence;
     private long lastAckSent;
     private boolean ackUrgent;
@@ -176,6 +180,7 @@ public final class Connection
             throw new IllegalStateException(this + " is already up");
         }
         path = newPath;
+        pathSequenceFloor = highestSequenceSent;
         state = ConnectionState.UP;
         backoff.reset();
         congVersionSent = -1;
@@ -494,6 +499,19 @@ public final class Connection
     public long ackSequence()
     {
         return ackValue();
+    }
+
+    /**
+     * For a transport that must know how far the peer has read what it wrote on the current path (TCP lends its
+     * send pages to the socket, and may reuse one only once the peer has read it).
+     *
+     * @return the highest sequence the peer has acked that was first sent on the current path, so the peer has
+     *         read the path's bytes up to the end of that frame and of every frame before it; 0 if there is none
+     *         yet. A retransmitted frame proves nothing: the peer may have acked it on an earlier path.
+     */
+    public long sequenceReadOnPath()
+    {
+        return highestAck > pathSequenceFloor ? highestAck : 0;
     }
 
     private long ackValue()
@@ -861,6 +879,8 @@ public final class Connection
             message.stamped = false;
         }
         highestSequenceSent = 0;
+        highestAck = 0;
+        pathSequenceFloor = 0;
         nextRxSequence = 0;
         lastAckSent = 0;
         ackUrgent = false;
@@ -894,6 +914,7 @@ public final class Connection
             counters.recvDropBadAck.incrementOrdered();
             return;
         }
+        highestAck = Math.max(highestAck, ack);
         Message message;
         while ((message = queue.pollAcked(ack, inProgress == DATA)) != null)
         {

@@ -18,11 +18,12 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Small frames
- * are copied into a staging buffer that is written with one system call (a small frame then costs a copy of its
- * bytes instead of an iovec of its own); a frame of
- * {@link #DIRECT_WRITE_BYTES} or more is written from its own buffer. A write the socket takes only in part
- * resumes when it has room. Reads go through a {@link TcpFrameReader}, which validates every header before its
+ * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Frames are
+ * staged, copied into a buffer that one system call writes (a small frame then costs a copy of its bytes
+ * instead of an iovec of its own). The stage is the path's {@link TcpSendRing} while it has room: a stage of
+ * {@link #ZERO_COPY_MIN_BYTES} or more is then sent with {@code sendfile}, and the kernel copies nothing.
+ * Otherwise small frames are staged in a buffer of the path's own and a frame of {@link #DIRECT_WRITE_BYTES} or
+ * more is written from its own buffer. A write the socket takes only in part resumes when it has room. Reads go through a {@link TcpFrameReader}, which validates every header before its
  * payload is awaited. Agent thread only.
  */
 final class TcpPath implements TransportPath
@@ -38,6 +39,13 @@ final class TcpPath implements TransportPath
      */
     static final int DIRECT_WRITE_BYTES = 1024;
     private static final int WRITES_PER_TRANSMIT = 16;
+    /** The least contiguous room in the send ring worth staging in; with less, frames are staged for a copy. */
+    private static final int RING_MIN_CLAIM = 16 * 1024;
+    /**
+     * Staged bytes from which {@code sendfile} from the send ring costs less than a copying write; a smaller
+     * stage (a ping-pong's one frame) is copied, and its ring memory is used again at once.
+     */
+    static final int ZERO_COPY_MIN_BYTES = 4096;
     /**
      * Bytes read per read call; one call per duty cycle. A cycle's reads become pooled messages that the
      * application takes before the next cycle: a bounded batch keeps them in cache, and acks go out between
@@ -49,9 +57,22 @@ final class TcpPath implements TransportPath
     private final SocketChannel channel;
     private final StackCounters counters;
     private final AtomicCounter sndbufFull;
+    private final AtomicCounter zeroCopyBytes;
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
-    /** Staged bytes not yet written, between position and limit (read mode). */
-    private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES).limit(0);
+    /** Where frames are staged for a copying write when the send ring is off, unavailable or full. */
+    private final ByteBuffer copyStage = ByteBuffer.allocateDirect(STAGE_BYTES);
+    /**
+     * Staged bytes not yet written, between position and limit (read mode): {@link #copyStage}, or the send
+     * ring's claimed memory.
+     */
+    private ByteBuffer stage = copyStage.limit(0);
+    /** The stage is a committed region of the send ring, written with {@code sendfile}. */
+    private boolean stageZeroCopy;
+    /** Bytes of shared memory for the send ring; 0: frames are always copied into the socket. */
+    private final int sendRingBytes;
+    /** Created at the first stage that could use it; null before, or if shared memory is unavailable. */
+    private TcpSendRing sendRing;
+    private boolean sendRingUnavailable;
     private final TcpFrameReader reader = new TcpFrameReader();
     private final TcpFrameReader.FrameHandler onFrame = this::deliver;
     /** A frame has started and not completed; since when (agent clock). */
@@ -63,7 +84,7 @@ final class TcpPath implements TransportPath
     /** Set while the peer sends no RDS acks: TCP's acks stand in for them (kernel rds_tcp's rule). */
     private TcpUnackedBytes unackedBytes;
     private final TcpAckedFrames writtenFrames = new TcpAckedFrames();
-    /** Where each frame of a direct write started, while TCP acks stand in for RDS acks. */
+    /** Where each frame of a direct write started, while its frames' ends are wanted. */
     private final int[] startPositions = new int[FRAMES_PER_FILL];
     /** Bytes staged or written directly since the socket connected: the stream offset of the next byte. */
     private long bytesQueued;
@@ -73,9 +94,14 @@ final class TcpPath implements TransportPath
     private long bytesRead;
     private boolean draining;
 
+    /**
+     * @param sendRingBytes bytes of shared memory to stage frames in for zero-copy writes, 0 for none.
+     */
     TcpPath(final Connection connection, final SocketChannel channel, final StackCounters counters,
-        final AtomicCounter sndbufFull)
+        final AtomicCounter sndbufFull, final AtomicCounter zeroCopyBytes, final int sendRingBytes)
     {
+        this.zeroCopyBytes = zeroCopyBytes;
+        this.sendRingBytes = sendRingBytes;
         this.sndbufFull = sndbufFull;
         this.connection = connection;
         this.channel = channel;
@@ -106,7 +132,8 @@ final class TcpPath implements TransportPath
                 {
                     break;
                 }
-                if (frames[0].remaining() >= DIRECT_WRITE_BYTES)
+                final ByteBuffer claimed = claimSendRing();
+                if (claimed == null && frames[0].remaining() >= DIRECT_WRITE_BYTES)
                 {
                     final int completed = writeDirect(count);
                     done += Math.max(0, completed);
@@ -116,9 +143,18 @@ final class TcpPath implements TransportPath
                     }
                     continue;
                 }
-                stage.clear();
+                stage = claimed != null ? claimed : copyStage.clear();
+                final int start = stage.position();
                 done += stageFrames(count);
-                stage.flip();
+                stageZeroCopy = claimed != null && stage.position() - start >= ZERO_COPY_MIN_BYTES;
+                if (stageZeroCopy)
+                {
+                    sendRing.commit();
+                }
+                else
+                {
+                    stage.limit(stage.position()).position(start);
+                }
             }
             if (!writeStage())
             {
@@ -129,8 +165,36 @@ final class TcpPath implements TransportPath
     }
 
     /**
+     * @return the send ring's free memory to stage in (write mode), or null to stage for a copy: no ring, too
+     *         little free, or TCP acks stand in for RDS acks (they do not say the peer has read the ring).
+     */
+    private ByteBuffer claimSendRing()
+    {
+        if (sendRingBytes == 0 || unackedBytes != null)
+        {
+            return null;
+        }
+        if (sendRing == null)
+        {
+            if (sendRingUnavailable)
+            {
+                return null;
+            }
+            sendRing = TcpSendRing.open(sendRingBytes);
+            sendRingUnavailable = sendRing == null;
+            if (sendRingUnavailable)
+            {
+                return null;
+            }
+        }
+        sendRing.release(connection.sequenceReadOnPath());
+        return sendRing.claim(RING_MIN_CLAIM, STAGE_BYTES);
+    }
+
+    /**
      * Copies small frames into the empty stage (write mode), taking more from the connection until the stage
-     * is full, the connection has nothing more, or a large frame comes next (it is left for a direct write).
+     * is full or the connection has nothing more. Into the copy stage, a large frame is not copied: it is left
+     * for a direct write.
      *
      * @param count frames the connection just gave, in {@link #frames}.
      * @return frames completed.
@@ -141,7 +205,8 @@ final class TcpPath implements TransportPath
         int given = count;
         while (true)
         {
-            for (int f = 0; f < given && stage.hasRemaining() && frames[f].remaining() < DIRECT_WRITE_BYTES; f++)
+            final boolean copying = stage == copyStage;
+            for (int f = 0; f < given && stage.hasRemaining() && (!copying || frames[f].remaining() < DIRECT_WRITE_BYTES); f++)
             {
                 copyToStage(frames[f]);
             }
@@ -167,9 +232,9 @@ final class TcpPath implements TransportPath
         stage.position(stage.position() + length);
         frame.position(start + length);
         bytesQueued += length;
-        if (unackedBytes != null && !frame.hasRemaining())
+        if (!frame.hasRemaining())
         {
-            recordFrameEnd(frame, bytesQueued);
+            frameEnded(frame, bytesQueued);
         }
     }
 
@@ -178,7 +243,16 @@ final class TcpPath implements TransportPath
     {
         try
         {
-            bytesWritten += channel.write(stage);
+            if (stageZeroCopy)
+            {
+                final long sent = sendRing.send(channel);
+                bytesWritten += sent;
+                zeroCopyBytes.getAndAddOrdered(sent);
+            }
+            else
+            {
+                bytesWritten += channel.write(stage);
+            }
         }
         catch (final IOException ex)
         {
@@ -201,8 +275,9 @@ final class TcpPath implements TransportPath
      */
     private int writeDirect(final int count)
     {
-        final boolean tracking = unackedBytes != null;
-        if (tracking)
+        // frame ends matter while TCP acks stand in for RDS acks, or while the send ring waits for one
+        final boolean endsWanted = unackedBytes != null || (sendRing != null && sendRing.awaitsFrameEnd());
+        if (endsWanted)
         {
             for (int f = 0; f < count; f++)
             {
@@ -219,7 +294,7 @@ final class TcpPath implements TransportPath
             fail("write failed: " + ex);
             return -1;
         }
-        if (tracking)
+        if (endsWanted)
         {
             long end = bytesQueued;
             for (int f = 0; f < count; f++)
@@ -230,7 +305,7 @@ final class TcpPath implements TransportPath
                 {
                     break;
                 }
-                recordFrameEnd(frame, end);
+                frameEnded(frame, end);
             }
         }
         bytesWritten += written;
@@ -243,14 +318,32 @@ final class TcpPath implements TransportPath
         return completed;
     }
 
-    /** While TCP acks stand in for RDS acks: a sequenced frame's last byte goes at stream offset {@code end - 1}. */
-    private void recordFrameEnd(final ByteBuffer frame, final long end)
+    /**
+     * A frame's last byte was staged or written, at stream offset {@code end - 1}: while TCP acks stand in for RDS
+     * acks, a sequenced frame is tracked until TCP acks that byte; a sequenced frame releases the send ring's
+     * regions before it once the peer acks it.
+     */
+    private void frameEnded(final ByteBuffer frame, final long end)
     {
+        final boolean tracking = unackedBytes != null;
+        final boolean ringWaits = sendRing != null && sendRing.awaitsFrameEnd();
+        if (!tracking && !ringWaits)
+        {
+            return;
+        }
         final long raw = frame.getLong(0); // h_sequence, header at index 0
         final long sequence = frame.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
-        if (sequence != 0)
+        if (sequence == 0)
+        {
+            return;
+        }
+        if (tracking)
         {
             writtenFrames.onWritten(end, sequence);
+        }
+        if (ringWaits)
+        {
+            sendRing.onFrameEnded(sequence);
         }
     }
 
@@ -488,6 +581,10 @@ final class TcpPath implements TransportPath
         }
         closed = true;
         unackedBytes = null;
+        if (sendRing != null)
+        {
+            sendRing.close();
+        }
         if (key != null)
         {
             key.cancel();

@@ -80,6 +80,8 @@ public final class TcpTransport implements Transport
     private final StackCounters counters;
     /** Writes the socket took only in part: it waits for room (kernel {@code tcp_sndbuf_full}). */
     private final AtomicCounter sndbufFull;
+    /** Bytes sent with {@code sendfile} from the paths' send rings instead of copied into the socket. */
+    private final AtomicCounter zeroCopyBytes;
     private final Selector selector;
     private final Map<InetAddress, ServerSocketChannel> listeners = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -183,6 +185,7 @@ public final class TcpTransport implements Transport
         this.config = context.config();
         this.counters = context.counters();
         this.sndbufFull = counters.newTransportCounter("tcp_sndbuf_full");
+        this.zeroCopyBytes = counters.newTransportCounter("tcp_zero_copy_bytes");
         this.allowedPeers = config.allowedPeers();
         this.frameTimeoutNs = config.frameTimeout().toNanos();
         try
@@ -386,7 +389,8 @@ public final class TcpTransport implements Transport
             return;
         }
         attempts.remove(attempt);
-        final TcpPath path = new TcpPath(attempt.connection, attempt.channel, counters, sndbufFull);
+        final TcpPath path = new TcpPath(
+            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, config.tcpSendRingBytes());
         path.attach(key != null ? key : attempt.channel.register(selector, SelectionKey.OP_READ));
         paths.add(path);
         attempt.connection.onConnected(path);
@@ -656,7 +660,8 @@ public final class TcpTransport implements Transport
         {
             channel.configureBlocking(false);
             configure(channel);
-            final TcpPath path = new TcpPath(connection, channel, counters, sndbufFull);
+            final TcpPath path = new TcpPath(
+                connection, channel, counters, sndbufFull, zeroCopyBytes, config.tcpSendRingBytes());
             path.attach(channel.register(selector, SelectionKey.OP_READ));
             paths.add(path);
             attempts.removeIf(a -> a.connection == connection);

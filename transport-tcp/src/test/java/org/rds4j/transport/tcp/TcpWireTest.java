@@ -2,6 +2,8 @@ package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
@@ -751,11 +753,14 @@ class TcpWireTest
     /**
      * A message cancelled while the transport is part way through writing it is not requeued when the
      * connection drops; the message queued behind it was never sent, so on the next connection it must go as
-     * a first transmission, not marked RETRANSMITTED.
+     * a first transmission, not marked RETRANSMITTED. Without a send ring (zero-copy off), so that the 1 MiB
+     * messages are written from their own buffers; staged, the message behind would be handed to the transport
+     * too, and so be a retransmission on the next connection.
      */
     @Test
     void cancelWhileWritingDoesNotMarkTheNextMessageRetransmitted() throws Exception
     {
+        stack = RdsStack.open(RdsStackConfig.builder().name("wire-copy").tcpPort(TCP_PORT).tcpSendRingBytes(0).build());
         final InetAddress stackAddress = address(22, 10);
         final InetAddress peerAddress = address(22, 20);
         // a small receive window: the stack can push at most its own TCP send buffer plus a few KiB
@@ -798,38 +803,56 @@ class TcpWireTest
     }
 
     /**
-     * Small frames are staged and written together, frames of {@link TcpPath#DIRECT_WRITE_BYTES} or more are
-     * written from their own buffers: a mix of sizes around that boundary arrives in order with every byte.
+     * Without a send ring, small frames are staged and written together and frames of
+     * {@link TcpPath#DIRECT_WRITE_BYTES} or more are written from their own buffers; with one, every frame is
+     * staged in it and sent zero-copy (this peer never acks, so a 1 MiB frame overflows the ring and the rest go
+     * the first way). A mix of sizes around the boundary arrives in order with every byte.
      */
-    @Test
-    void framesOfMixedSizesArriveInOrderWithEveryByte() throws Exception
+    @ParameterizedTest(name = "send ring {0} bytes")
+    @ValueSource(ints = {0, RdsStackConfig.DEFAULT_TCP_SEND_RING_BYTES})
+    void framesOfMixedSizesArriveInOrderWithEveryByte(final int sendRingBytes) throws Exception
     {
         final int boundary = TcpPath.DIRECT_WRITE_BYTES - RdsHeader.LENGTH;
         final int[] sizes = {64, 20 << 10, 0, 64, 1 << 20, 100, boundary - 1, boundary, 3, boundary, boundary - 1, 300_000, 1};
-        sendThenExpectInOrder(41, 0, sizes.length, i -> sizes[i]);
+        sendThenExpectInOrder(41, 0, sizes.length, i -> sizes[i], sendRingBytes);
     }
 
     /**
-     * Frames through a socket that takes them a little at a time: the staging buffer and the gathering writes of
-     * frames from {@link TcpPath#DIRECT_WRITE_BYTES} up (sizes cross that boundary every few frames) are written
-     * in part again and again, and every frame still arrives whole and in order.
+     * Frames through a socket that takes them a little at a time: the stage (the send ring's or the copy stage)
+     * and the gathering writes of frames from {@link TcpPath#DIRECT_WRITE_BYTES} up (sizes cross that boundary
+     * every few frames) are written in part again and again, and every frame still arrives whole and in order.
      */
-    @Test
-    void stagedAndDirectFramesSurvivePartialWritesInOrder() throws Exception
+    @ParameterizedTest(name = "send ring {0} bytes")
+    @ValueSource(ints = {0, RdsStackConfig.DEFAULT_TCP_SEND_RING_BYTES})
+    void stagedAndDirectFramesSurvivePartialWritesInOrder(final int sendRingBytes) throws Exception
     {
         // payloads from 100 B to twice the direct-write size, crossing it up and down every few messages
-        sendThenExpectInOrder(44, 4096, 20_000, i -> 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100));
+        sendThenExpectInOrder(44, 4096, 20_000, i -> 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100),
+            sendRingBytes);
         assertTrue(counter("tcp_sndbuf_full") > 0, "writes the socket took in part are counted");
+        if (sendRingBytes == 0)
+        {
+            assertEquals(0, counter("tcp_zero_copy_bytes"));
+        }
+        else
+        {
+            // the ring is lent once (the peer never acks): all of it, at most, in stages of 4 KiB or more
+            final long zeroCopy = counter("tcp_zero_copy_bytes");
+            assertTrue(zeroCopy > 0 && zeroCopy <= sendRingBytes, zeroCopy + " bytes zero-copy");
+        }
     }
 
     /**
      * Sends {@code count} messages, message i of {@code size.applyAsInt(i)} bytes, from a new socket on
      * {@code address(test, 10)} to a fake peer on {@code address(test, 20)} whose receive buffer is {@code window}
-     * bytes (0: the system's default), then checks that each is written once and arrives in order, byte for byte.
+     * bytes (0: the system's default), with a send ring of {@code sendRingBytes}, then checks that each is written once and arrives in order, byte for byte.
      */
-    private void sendThenExpectInOrder(final int test, final int window, final int count, final IntUnaryOperator size)
+    private void sendThenExpectInOrder(
+        final int test, final int window, final int count, final IntUnaryOperator size, final int sendRingBytes)
         throws Exception
     {
+        stack = RdsStack.open(RdsStackConfig.builder().name("wire-ring-" + sendRingBytes).tcpPort(TCP_PORT)
+            .tcpSendRingBytes(sendRingBytes).build());
         final InetAddress peerAddress = address(test, 20);
         final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT, window));
         final RdsSocket socket = socket(address(test, 10), 5000);

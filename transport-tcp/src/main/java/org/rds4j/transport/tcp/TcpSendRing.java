@@ -1,0 +1,229 @@
+package org.rds4j.transport.tcp;
+
+import org.agrona.IoUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Shared memory that a {@link TcpPath} stages frames in so that the socket can send them with
+ * {@code sendfile}: the kernel then takes references to the ring's pages instead of copying the bytes into
+ * buffers of its own. On loopback that copy is the sender's biggest cost, and a slow one: the pages it writes
+ * were just read by the receiving CPU.
+ * <p>
+ * The price is that the bytes must stay as they are until the peer has read them, which TCP cannot tell (its
+ * acks say a byte reached the peer's socket, not that it was read, and on loopback the receiver reads our pages
+ * themselves). RDS acks can: a peer that acks a frame has read the stream up to that frame's end. So the ring is
+ * a FIFO of written regions, and a region becomes free only once a sequenced frame that ended after it is
+ * acked ({@link #release}).
+ * <p>
+ * Positions grow for the life of the ring; position {@code p} is byte {@code p % capacity} of the memory, which
+ * is a deleted file on a tmpfs (so {@code sendfile} can read it). Agent thread only.
+ */
+final class TcpSendRing implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TcpSendRing.class);
+    /** Where the ring's file lives: tmpfs, so its pages are memory that {@code sendfile} can lend. */
+    static final Path DIRECTORY = Path.of("/dev/shm");
+    /** Regions written and not yet free; a stage that finds the table full is written by copy instead. */
+    private static final int MAX_REGIONS = 256;
+    private static final long UNKNOWN = Long.MAX_VALUE;
+    private static volatile boolean unavailableLogged;
+
+    private final FileChannel file;
+    private final MappedByteBuffer memory;
+    private final int capacity;
+    private final ByteBuffer view;
+
+    /** Oldest position the peer may not have read: the start of the first unreleased region. */
+    private long head;
+    /** Next position to stage at. */
+    private long tail;
+    private final long[] regionEnds = new long[MAX_REGIONS];
+    /** Per region: the sequence of the first frame that ended after the region; {@link #UNKNOWN} until one did. */
+    private final long[] regionReleasedBy = new long[MAX_REGIONS];
+    private int firstRegion;
+    private int regions;
+    /** Regions (the newest) still waiting for a sequenced frame to end after them. */
+    private int unknownRegions;
+
+    private TcpSendRing(final FileChannel file, final MappedByteBuffer memory, final int capacity)
+    {
+        this.file = file;
+        this.memory = memory;
+        this.capacity = capacity;
+        this.view = memory.duplicate();
+    }
+
+    /**
+     * @param capacity bytes of shared memory.
+     * @return a new ring, or null if the shared memory cannot be had (logged once per process); the path then
+     *         copies as before.
+     */
+    static TcpSendRing open(final int capacity)
+    {
+        Path path = null;
+        try
+        {
+            path = Files.createTempFile(DIRECTORY, "rds4j-tcp-", ".ring");
+            final FileChannel file = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try
+            {
+                final MappedByteBuffer memory = file.map(FileChannel.MapMode.READ_WRITE, 0, capacity);
+                return new TcpSendRing(file, memory, capacity);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                file.close();
+                throw ex;
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (!unavailableLogged)
+            {
+                unavailableLogged = true;
+                LOG.warn("no shared memory for zero-copy TCP sends in {} ({}): frames are copied into the socket",
+                    DIRECTORY, ex.toString());
+            }
+            return null;
+        }
+        finally
+        {
+            if (path != null)
+            {
+                try
+                {
+                    Files.deleteIfExists(path);
+                }
+                catch (final IOException ignored)
+                {
+                    // the file was created by us in a temporary directory; a leftover is harmless
+                }
+            }
+        }
+    }
+
+    /**
+     * Frees every region that a frame the peer has read ended after.
+     *
+     * @param sequenceRead {@link org.rds4j.core.Connection#sequenceReadOnPath()}.
+     */
+    void release(final long sequenceRead)
+    {
+        while (regions > unknownRegions && regionReleasedBy[firstRegion] <= sequenceRead)
+        {
+            head = regionEnds[firstRegion];
+            firstRegion = (firstRegion + 1) % MAX_REGIONS;
+            regions--;
+        }
+    }
+
+    /**
+     * Claims contiguous free memory for the next region, skipping the end of the memory if too little of it is
+     * left there.
+     *
+     * @param minBytes the least that is worth claiming.
+     * @param maxBytes the most wanted.
+     * @return the ring's buffer framing the claimed bytes (write mode), or null if there are fewer than
+     *         {@code minBytes} or the region table is full. Valid until the next claim or {@link #close}.
+     */
+    ByteBuffer claim(final int minBytes, final int maxBytes)
+    {
+        if (regions == MAX_REGIONS)
+        {
+            return null;
+        }
+        if (regions == 0)
+        {
+            head = tail; // all read; what lies between is only a skipped end of the memory
+        }
+        long start = tail;
+        int offset = (int)(start % capacity);
+        if (capacity - offset < minBytes)
+        {
+            start += capacity - offset;
+            offset = 0;
+        }
+        final long free = capacity - (start - head);
+        final int length = (int)Math.min(Math.min(free, capacity - offset), maxBytes);
+        if (length < minBytes)
+        {
+            return null;
+        }
+        tail = start;
+        view.limit(offset + length).position(offset);
+        return view;
+    }
+
+    /**
+     * The claimed buffer (write mode) was filled and will be sent with {@link #send}: its bytes from the claim's
+     * start to its position become a region, and the buffer frames them (read mode). A claim not committed
+     * leaves the ring as it was: its memory is claimed again next time.
+     */
+    void commit()
+    {
+        final int offset = (int)(tail % capacity);
+        tail += view.position() - offset;
+        regionEnds[(firstRegion + regions) % MAX_REGIONS] = tail;
+        regionReleasedBy[(firstRegion + regions) % MAX_REGIONS] = UNKNOWN;
+        regions++;
+        unknownRegions++;
+        view.limit(view.position()).position(offset);
+    }
+
+    /**
+     * A sequenced frame's last byte was staged after every committed region: it releases those still waiting.
+     *
+     * @param sequence the frame's sequence number.
+     */
+    void onFrameEnded(final long sequence)
+    {
+        for (int i = regions - unknownRegions; i < regions; i++)
+        {
+            regionReleasedBy[(firstRegion + i) % MAX_REGIONS] = sequence;
+        }
+        unknownRegions = 0;
+    }
+
+    /** @return true while a committed region waits for a sequenced frame to end after it. */
+    boolean awaitsFrameEnd()
+    {
+        return unknownRegions > 0;
+    }
+
+    /**
+     * Sends the committed region's unsent bytes: from the buffer's position to its limit.
+     *
+     * @return bytes the socket took; the buffer's position moves past them.
+     */
+    long send(final SocketChannel channel) throws IOException
+    {
+        final long sent = file.transferTo(view.position(), view.remaining(), channel);
+        view.position(view.position() + (int)sent);
+        return sent;
+    }
+
+    /** Releases the memory. The kernel keeps the pages a socket still holds; nothing may use the ring after. */
+    @Override
+    public void close()
+    {
+        try
+        {
+            file.close();
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("closing a TCP send ring: {}", ex.toString());
+        }
+        IoUtil.unmap(memory);
+    }
+}

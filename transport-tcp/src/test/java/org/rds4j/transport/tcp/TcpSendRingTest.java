@@ -1,0 +1,141 @@
+package org.rds4j.transport.tcp;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link TcpSendRing}: which memory it hands out, when a region becomes free, and that {@code sendfile} sends
+ * exactly a region's bytes.
+ */
+class TcpSendRingTest
+{
+    private static final int CAPACITY = 256 * 1024;
+    private static final int KIB = 1024;
+
+    private final TcpSendRing ring = TcpSendRing.open(CAPACITY);
+
+    @AfterEach
+    void tearDown()
+    {
+        ring.close();
+    }
+
+    /** Claims, fills {@code bytes} and commits; checks where the claim began. */
+    private void stage(final int expectedOffset, final int bytes)
+    {
+        final ByteBuffer claimed = ring.claim(1, bytes);
+        assertNotNull(claimed, "a claim of " + bytes);
+        assertEquals(expectedOffset, claimed.position(), "where the claim begins");
+        claimed.position(claimed.position() + bytes);
+        ring.commit();
+        assertEquals(expectedOffset, claimed.position(), "a commit frames the region from its start");
+        assertEquals(expectedOffset + bytes, claimed.limit());
+    }
+
+    @Test
+    void aRegionIsFreeOnlyOnceAFrameEndingAfterItIsRead()
+    {
+        stage(0, 100 * KIB);
+        stage(100 * KIB, 128 * KIB);
+        assertTrue(ring.awaitsFrameEnd());
+        // an ack of everything proves nothing while no frame has ended after the regions
+        ring.release(Long.MAX_VALUE - 1);
+        assertEquals(28 * KIB, ring.claim(16 * KIB, 128 * KIB).remaining(), "only the end of the memory is free");
+        assertNull(ring.claim(32 * KIB, 128 * KIB), "the start of the memory is not free");
+
+        ring.onFrameEnded(5);
+        assertFalse(ring.awaitsFrameEnd());
+        ring.release(4);
+        assertNull(ring.claim(32 * KIB, 128 * KIB), "frame 5 is not read yet");
+        ring.release(5);
+        final ByteBuffer claimed = ring.claim(32 * KIB, 128 * KIB);
+        assertEquals(0, claimed.position(), "the claim skips the 28 KiB left at the end and wraps");
+        assertEquals(128 * KIB, claimed.remaining());
+    }
+
+    @Test
+    void aFrameEndingReleasesOnlyTheRegionsCommittedBeforeIt()
+    {
+        stage(0, 100 * KIB);
+        ring.onFrameEnded(7);
+        stage(100 * KIB, 100 * KIB);
+        ring.release(7);
+        // the first region is free, the second is not: 56 KiB at the end, then the first 100 KiB after wrapping
+        assertEquals(56 * KIB, ring.claim(16 * KIB, 128 * KIB).remaining());
+        final ByteBuffer wrapped = ring.claim(64 * KIB, 128 * KIB);
+        assertEquals(0, wrapped.position());
+        assertEquals(100 * KIB, wrapped.remaining(), "up to the unread second region");
+        ring.onFrameEnded(8);
+        ring.release(8);
+        assertEquals(128 * KIB, ring.claim(64 * KIB, 128 * KIB).remaining());
+    }
+
+    @Test
+    void aClaimNotCommittedIsClaimedAgain()
+    {
+        final ByteBuffer first = ring.claim(1, 4 * KIB);
+        first.position(first.position() + 3 * KIB);
+        final ByteBuffer again = ring.claim(1, 4 * KIB);
+        assertEquals(0, again.position());
+        assertEquals(4 * KIB, again.limit());
+    }
+
+    @Test
+    void aFullRegionTableRefusesClaims()
+    {
+        for (int i = 0; i < 256; i++)
+        {
+            stage(i * 100, 100);
+        }
+        assertNull(ring.claim(1, 100), "256 regions wait for acks");
+        ring.onFrameEnded(1);
+        ring.release(1);
+        stage(25_600, 100);
+    }
+
+    @Test
+    void sendfileSendsExactlyTheRegion() throws Exception
+    {
+        final InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
+            SocketChannel client = SocketChannel.open(server.getLocalAddress());
+            SocketChannel accepted = server.accept())
+        {
+            stage(0, 1000); // sent before: the region under test starts elsewhere
+            final ByteBuffer claimed = ring.claim(1, 64 * KIB);
+            final byte[] expected = new byte[50_000];
+            for (int i = 0; i < expected.length; i++)
+            {
+                expected[i] = (byte)(i * 7 + 3);
+            }
+            claimed.put(expected);
+            ring.commit();
+            assertEquals(1000, claimed.position());
+            long sent = 0;
+            while (claimed.hasRemaining())
+            {
+                sent += ring.send(client);
+            }
+            assertEquals(expected.length, sent);
+            final ByteBuffer received = ByteBuffer.allocate(expected.length);
+            while (received.hasRemaining())
+            {
+                accepted.read(received);
+            }
+            assertArrayEquals(expected, received.array());
+        }
+    }
+}
