@@ -26,7 +26,8 @@ import java.util.TreeMap;
  * the agent unparks it) or {@code --io poll} (non-blocking send and {@link RdsSocket#poll}, the application
  * thread idling with {@code --idle}; the fan-out sink always polls its sockets from one thread this way, as
  * no call waits on several sockets); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
- * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers.
+ * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers;
+ * {@code --tcp-send-ring} overrides the 4 MiB zero-copy send ring of each TCP connection (0: copy every write).
  * <p>
  * {@code --threading invoker} opens the stacks with {@link Threading#INVOKER}: no agent thread. Every polling
  * loop then calls {@link RdsStack#invoke()} next to its sends and polls and idles with {@code --idle} only when
@@ -85,6 +86,11 @@ final class Rds4jBench
         if (rcvbuf > 0)
         {
             b.receiveBufferBytes(rcvbuf);
+        }
+        final int sendRing = args.size("tcp-send-ring", -1);
+        if (sendRing >= 0)
+        {
+            b.tcpSendRingBytes(sendRing);
         }
         final RdsStack stack = RdsStack.open(b.build());
         // passive roles end with SIGTERM from run.sh: close the stack (and its info file) on the way out
