@@ -27,7 +27,7 @@ import java.util.TreeMap;
  * thread idling with {@code --idle}; the fan-out sink always polls its sockets from one thread this way, as
  * no call waits on several sockets); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
  * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers;
- * {@code --tcp-send-ring} overrides the 4 MiB zero-copy send ring of each TCP connection (0: copy every write).
+ * {@code --tcp-send-ring} overrides the 2 MiB zero-copy send ring of each TCP connection (0: copy every write).
  * <p>
  * {@code --threading invoker} opens the stacks with {@link Threading#INVOKER}: no agent thread. Every polling
  * loop then calls {@link RdsStack#invoke()} next to its sends and polls and idles with {@code --idle} only when
