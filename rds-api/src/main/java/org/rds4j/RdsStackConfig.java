@@ -319,7 +319,8 @@ public final class RdsStackConfig
     /**
      * @return bytes of shared memory (on {@code /dev/shm}) per TCP connection in which frames are staged so that
      *         the socket sends them with {@code sendfile}, without copying them into the kernel; 0: always copy.
-     *         Memory is taken when a connection first writes 4 KiB or more at once. Default 2 MiB.
+     *         A connection takes the memory once it has copied a quarter of it in writes of 4 KiB or more (bulk
+     *         traffic). Default 2 MiB.
      */
     public int tcpSendRingBytes()
     {

@@ -70,9 +70,17 @@ final class TcpPath implements TransportPath
     private boolean stageZeroCopy;
     /** Bytes of shared memory for the send ring; 0: frames are always copied into the socket. */
     private final int sendRingBytes;
-    /** Created at the first stage that could use it; null before, or if shared memory is unavailable. */
+    /**
+     * Created once {@link #bulkBytesCopied} reaches a quarter of {@link #sendRingBytes}; null before, or if
+     * shared memory is unavailable.
+     */
     private TcpSendRing sendRing;
     private boolean sendRingUnavailable;
+    /**
+     * Bytes copied into the socket in writes of {@link #ZERO_COPY_MIN_BYTES} or more while the path had no
+     * ring: bulk traffic, which the ring's memory is worth taking for (a congestion map now and then is not).
+     */
+    private long bulkBytesCopied;
     private final TcpFrameReader reader = new TcpFrameReader();
     private final TcpFrameReader.FrameHandler onFrame = this::deliver;
     /** A frame has started and not completed; since when (agent clock). */
@@ -135,7 +143,12 @@ final class TcpPath implements TransportPath
                 final ByteBuffer claimed = claimSendRing();
                 if (claimed == null && frames[0].remaining() >= DIRECT_WRITE_BYTES)
                 {
+                    final long queuedBefore = bytesQueued;
                     final int completed = writeDirect(count);
+                    if (bytesQueued - queuedBefore >= ZERO_COPY_MIN_BYTES)
+                    {
+                        bulkBytesCopied += bytesQueued - queuedBefore;
+                    }
                     done += Math.max(0, completed);
                     if (completed < count)
                     {
@@ -146,7 +159,12 @@ final class TcpPath implements TransportPath
                 stage = claimed != null ? claimed : copyStage.clear();
                 final int start = stage.position();
                 done += stageFrames(count);
-                stageZeroCopy = claimed != null && stage.position() - start >= ZERO_COPY_MIN_BYTES;
+                final int staged = stage.position() - start;
+                stageZeroCopy = claimed != null && staged >= ZERO_COPY_MIN_BYTES;
+                if (claimed == null && staged >= ZERO_COPY_MIN_BYTES)
+                {
+                    bulkBytesCopied += staged;
+                }
                 if (stageZeroCopy)
                 {
                     sendRing.commit();
@@ -165,8 +183,8 @@ final class TcpPath implements TransportPath
     }
 
     /**
-     * @return the send ring's free memory to stage in (write mode), or null to stage for a copy: no ring, too
-     *         little free, or TCP acks stand in for RDS acks (they do not say the peer has read the ring).
+     * @return the send ring's free memory to stage in (write mode), or null to stage for a copy: no ring (yet),
+     *         too little free, or TCP acks stand in for RDS acks (they do not say the peer has read the ring).
      */
     private ByteBuffer claimSendRing()
     {
@@ -176,7 +194,7 @@ final class TcpPath implements TransportPath
         }
         if (sendRing == null)
         {
-            if (sendRingUnavailable)
+            if (sendRingUnavailable || bulkBytesCopied < sendRingBytes / 4)
             {
                 return null;
             }

@@ -65,18 +65,29 @@ final class TcpSendRing implements AutoCloseable
 
     /**
      * @param capacity bytes of shared memory.
-     * @return a new ring, or null if the shared memory cannot be had (logged once per process); the path then
-     *         copies as before.
+     * @return a new ring in {@link #DIRECTORY}, or null if the shared memory cannot be had (logged once per
+     *         process); the path then copies as before.
      */
     static TcpSendRing open(final int capacity)
+    {
+        return open(DIRECTORY, capacity);
+    }
+
+    /**
+     * @param directory where the ring's file is created (and at once deleted).
+     * @param capacity  bytes.
+     * @return a new ring, or null if the file cannot be created, sized or mapped (logged once per process).
+     */
+    static TcpSendRing open(final Path directory, final int capacity)
     {
         Path path = null;
         try
         {
-            path = Files.createTempFile(DIRECTORY, "rds4j-tcp-", ".ring");
+            path = Files.createTempFile(directory, "rds4j-tcp-", ".ring");
             final FileChannel file = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
             try
             {
+                allocate(file, capacity);
                 final MappedByteBuffer memory = file.map(FileChannel.MapMode.READ_WRITE, 0, capacity);
                 return new TcpSendRing(file, memory, capacity);
             }
@@ -92,7 +103,7 @@ final class TcpSendRing implements AutoCloseable
             {
                 unavailableLogged = true;
                 LOG.warn("no shared memory for zero-copy TCP sends in {} ({}): frames are copied into the socket",
-                    DIRECTORY, ex.toString());
+                    directory, ex.toString());
             }
             return null;
         }
@@ -109,6 +120,21 @@ final class TcpSendRing implements AutoCloseable
                     // the file was created by us in a temporary directory; a leftover is harmless
                 }
             }
+        }
+    }
+
+    /**
+     * Writes the whole file, so that tmpfs gives it all its pages now: a write to a mapped page that a full
+     * tmpfs cannot back would be a bus error in the agent, where this is an exception at open.
+     */
+    private static void allocate(final FileChannel file, final int capacity) throws IOException
+    {
+        final ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
+        long position = 0;
+        while (position < capacity)
+        {
+            zeros.clear().limit((int)Math.min(zeros.capacity(), capacity - position));
+            position += file.write(zeros, position);
         }
     }
 

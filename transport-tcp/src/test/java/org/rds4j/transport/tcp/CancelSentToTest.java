@@ -180,7 +180,8 @@ class CancelSentToTest
     @Test
     void cancelledMessagesAreNotDeliveredWhenThePeerAppears() throws Exception
     {
-        final RdsStack a = stacks.open("cancel-a");
+        final AgentGate gate = new AgentGate();
+        final CoreStack a = stacks.openGated("cancel-a", gate);
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 14));
         final InetSocketAddress late7000 = new InetSocketAddress(LATE_IP, 7000);
         final InetSocketAddress late7001 = new InetSocketAddress(LATE_IP, 7001);
@@ -192,9 +193,14 @@ class CancelSentToTest
         assertEquals(3, s.sendQueuedBytes());
         assertEquals(3, s.send(ByteBuffer.wrap(new byte[] {4, 4, 4}), late7000));
 
+        // the late node listens from its first bind: held, a cannot connect and deliver to 7001 before it is bound
+        // (a message to a port nobody has bound is dropped, as in the kernel)
+        gate.hold = true;
+        Await.until(WAIT, () -> gate.held, () -> "a's agent held");
         final RdsStack late = stacks.open("cancel-late");
         final RdsSocket r7000 = late.openSocket().bind(late7000);
         final RdsSocket r7001 = late.openSocket().bind(late7001);
+        gate.hold = false;
         r7000.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
         r7001.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
 

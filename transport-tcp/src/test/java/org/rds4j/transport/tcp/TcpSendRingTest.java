@@ -2,12 +2,16 @@ package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -104,6 +108,20 @@ class TcpSendRingTest
         ring.onFrameEnded(1);
         ring.release(1);
         stage(25_600, 100);
+    }
+
+    @Test
+    void aRingLeavesNoFileBehindAndADirectoryThatCannotHoldOneGivesNone(@TempDir final Path directory)
+        throws Exception
+    {
+        final TcpSendRing other = TcpSendRing.open(directory, CAPACITY);
+        try (Stream<Path> files = Files.list(directory))
+        {
+            assertEquals(0, files.count(), "the file is deleted once mapped");
+        }
+        assertEquals(CAPACITY, other.claim(1, CAPACITY).remaining(), "and the memory is there");
+        other.close();
+        assertNull(TcpSendRing.open(directory.resolve("missing"), CAPACITY), "no directory: no ring, no exception");
     }
 
     @Test

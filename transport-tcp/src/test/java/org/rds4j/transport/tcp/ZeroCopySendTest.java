@@ -236,7 +236,8 @@ class ZeroCopySendTest
         assertEquals(RdsStackConfig.DEFAULT_TCP_SEND_RING_BYTES, a.config().tcpSendRingBytes());
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100)).configureBlocking(false);
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 101)).configureBlocking(false);
-        for (int burst = 0; burst < 10; burst++)
+        // the ring is taken once a quarter of it (512 KiB) has been copied in large writes: 8 bursts
+        for (int burst = 0; burst < 16; burst++)
         {
             // held, the agent takes the burst in one duty cycle: one stage of 64 frames, 68 KiB
             gate.hold = true;
@@ -251,6 +252,28 @@ class ZeroCopySendTest
         }
         assertEquals(0, badMessages);
         assertTrue(counter(a, "tcp_zero_copy_bytes") > 0);
+    }
+
+    @Test
+    void aConnectionTakesItsRingOnlyOnceAQuarterOfItHasBeenCopiedInLargeWrites() throws Exception
+    {
+        final RdsStack a = invoker("zc-a", RING);
+        final RdsStack b = invoker("zc-b", RING);
+        final RdsSocket[] s = connect(a, b);
+        // bursts of 16 messages: one stage of 17,152 bytes each; with the first stage (congestion map and probe,
+        // 8,288 bytes) three come to 59,744 bytes copied, under a quarter of the ring (65,536)
+        for (int burst = 0; burst < 3; burst++)
+        {
+            sendWithReceiverFrozen(a, s[0], s[1], 16);
+            receiveAll(a, b, s[0], s[1]);
+        }
+        assertEquals(0L, counter(a, "tcp_zero_copy_bytes"), "no ring yet");
+        sendWithReceiverFrozen(a, s[0], s[1], 16);
+        receiveAll(a, b, s[0], s[1]);
+        final long zeroCopyBefore = counter(a, "tcp_zero_copy_bytes");
+        sendWithReceiverFrozen(a, s[0], s[1], 16);
+        receiveAll(a, b, s[0], s[1]);
+        assertEquals(zeroCopyBefore + 16 * (SIZE + 48), counter(a, "tcp_zero_copy_bytes"), "the ring is taken");
     }
 
     @Test
