@@ -77,32 +77,57 @@ class ZeroCopySendTest
         return stack.counters().getOrDefault(name, 0L);
     }
 
-    /** Queues {@code count} messages and runs only the sender's stack until TCP has taken all of them. */
-    private void sendWithReceiverFrozen(final RdsStack a, final RdsSocket sa, final RdsSocket sb, final int count)
-        throws IOException
+    /** Two INVOKER stacks with a socket each, connected; a's socket sends to b's. */
+    private final class Pair
     {
-        final long transmittedBefore = counter(a, "send_transmitted");
-        for (int i = 0; i < count; i++)
-        {
-            final int result = sa.send(Payloads.fill(out, 1, nextToSend, SIZE), sb.localAddress());
-            assertEquals(SIZE, result, () -> "send: " + RdsResult.name(result));
-            nextToSend++;
-        }
-        Await.until(WAIT, () -> a.invoke() >= 0 && counter(a, "send_transmitted") - transmittedBefore == count,
-            () -> "transmitted " + (counter(a, "send_transmitted") - transmittedBefore) + " of " + count);
-    }
+        final RdsStack a;
+        final RdsStack b;
+        final RdsSocket sa;
+        final RdsSocket sb;
 
-    /** Runs both stacks until the receiver has every message sent and the sender every ack. */
-    private void receiveAll(final RdsStack a, final RdsStack b, final RdsSocket sa, final RdsSocket sb)
-    {
-        Await.until(WAIT, () ->
+        Pair(final int sendRingBytes) throws IOException
         {
-            a.invoke();
-            b.invoke();
-            poll(sb);
-            return nextExpected == nextToSend && sa.sendQueuedBytes() == 0;
-        }, () -> "received " + nextExpected + " of " + nextToSend + ", unacked bytes " + sa.sendQueuedBytes());
-        assertEquals(0, badMessages, "messages out of order or with wrong bytes");
+            a = invoker("zc-a", sendRingBytes);
+            b = invoker("zc-b", sendRingBytes);
+            sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100)).configureBlocking(false);
+            sb = b.openSocket().bind(new InetSocketAddress(B_IP, 101)).configureBlocking(false);
+            // the connection and its handshake need both stacks running
+            assertEquals(SIZE, sa.send(Payloads.fill(out, 1, nextToSend++, SIZE), sb.localAddress()));
+            receiveAll();
+        }
+
+        /** Queues {@code count} messages and runs only the sender's stack until TCP has taken all of them. */
+        void sendWithReceiverFrozen(final int count) throws IOException
+        {
+            final long transmittedBefore = counter(a, "send_transmitted");
+            for (int i = 0; i < count; i++)
+            {
+                final int result = sa.send(Payloads.fill(out, 1, nextToSend, SIZE), sb.localAddress());
+                assertEquals(SIZE, result, () -> "send: " + RdsResult.name(result));
+                nextToSend++;
+            }
+            Await.until(WAIT, () -> a.invoke() >= 0 && counter(a, "send_transmitted") - transmittedBefore == count,
+                () -> "transmitted " + (counter(a, "send_transmitted") - transmittedBefore) + " of " + count);
+        }
+
+        /** Runs both stacks until the receiver has every message sent and the sender every ack. */
+        void receiveAll()
+        {
+            Await.until(WAIT, () ->
+            {
+                a.invoke();
+                b.invoke();
+                poll(sb);
+                return nextExpected == nextToSend && sa.sendQueuedBytes() == 0;
+            }, () -> "received " + nextExpected + " of " + nextToSend + ", unacked bytes " + sa.sendQueuedBytes());
+            assertEquals(0, badMessages, "messages out of order or with wrong bytes");
+        }
+
+        void round(final int count) throws IOException
+        {
+            sendWithReceiverFrozen(count);
+            receiveAll();
+        }
     }
 
     private int poll(final RdsSocket socket)
@@ -117,56 +142,41 @@ class ZeroCopySendTest
         }
     }
 
-    private RdsSocket[] connect(final RdsStack a, final RdsStack b) throws Exception
-    {
-        final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100)).configureBlocking(false);
-        final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 101)).configureBlocking(false);
-        // the connection and its handshake need both stacks
-        assertEquals(SIZE, sa.send(Payloads.fill(out, 1, nextToSend++, SIZE), sb.localAddress()));
-        receiveAll(a, b, sa, sb);
-        return new RdsSocket[] {sa, sb};
-    }
-
     @Test
     void pagesThePeerHasNotReadAreNeverWrittenAgain() throws Exception
     {
-        final RdsStack a = invoker("zc-a", RING);
-        final RdsStack b = invoker("zc-b", RING);
-        final RdsSocket[] s = connect(a, b);
+        final Pair p = new Pair(RING);
         for (int round = 0; round < 4; round++)
         {
-            final long zeroCopyBefore = counter(a, "tcp_zero_copy_bytes");
-            sendWithReceiverFrozen(a, s[0], s[1], PER_ROUND);
-            final long zeroCopy = counter(a, "tcp_zero_copy_bytes") - zeroCopyBefore;
+            final long zeroCopyBefore = counter(p.a, "tcp_zero_copy_bytes");
+            p.sendWithReceiverFrozen(PER_ROUND);
+            final long zeroCopy = counter(p.a, "tcp_zero_copy_bytes") - zeroCopyBefore;
             // nothing is read, so nothing is acked: the ring is lent once and the rest of the round is copied
             final int r = round;
             assertTrue(zeroCopy > 0 && zeroCopy <= RING, () -> "round " + r + ": " + zeroCopy + " bytes zero-copy");
-            receiveAll(a, b, s[0], s[1]);
+            p.receiveAll();
         }
-        assertEquals(1 + 4 * PER_ROUND, counter(b, "recv_delivered"));
+        assertEquals(1 + 4 * PER_ROUND, counter(p.b, "recv_delivered"));
     }
 
     @Test
     void aDroppedConnectionsLentPagesAreStillReadIntactAndTheNextConnectionLendsAgain() throws Exception
     {
-        final RdsStack a = invoker("zc-a", RING);
-        final RdsStack b = invoker("zc-b", RING);
-        final RdsSocket[] s = connect(a, b);
-        sendWithReceiverFrozen(a, s[0], s[1], PER_ROUND);
+        final Pair p = new Pair(RING);
+        p.sendWithReceiverFrozen(PER_ROUND);
         // the path closes and unmaps its ring while the kernel still holds unread pages of it
-        ((CoreStack)a).dropConnections();
-        receiveAll(a, b, s[0], s[1]);
-        assertEquals(1 + PER_ROUND, counter(b, "recv_delivered"), "each message once: retransmissions dropped");
+        ((CoreStack)p.a).dropConnections();
+        p.receiveAll();
+        assertEquals(1 + PER_ROUND, counter(p.b, "recv_delivered"), "each message once: retransmissions dropped");
         // acks of retransmissions prove nothing about the new connection's bytes; an ack of a message first sent
         // on it does, and frees the ring's regions before it
-        assertEquals(SIZE, s[0].send(Payloads.fill(out, 1, nextToSend++, SIZE), s[1].localAddress()));
-        receiveAll(a, b, s[0], s[1]);
+        p.round(1);
 
-        final long zeroCopyBefore = counter(a, "tcp_zero_copy_bytes");
-        sendWithReceiverFrozen(a, s[0], s[1], PER_ROUND);
-        assertTrue(counter(a, "tcp_zero_copy_bytes") > zeroCopyBefore, "the new connection's ring is used");
-        receiveAll(a, b, s[0], s[1]);
-        assertEquals(2 + 2 * PER_ROUND, counter(b, "recv_delivered"));
+        final long zeroCopyBefore = counter(p.a, "tcp_zero_copy_bytes");
+        p.sendWithReceiverFrozen(PER_ROUND);
+        assertTrue(counter(p.a, "tcp_zero_copy_bytes") > zeroCopyBefore, "the new connection's ring is used");
+        p.receiveAll();
+        assertEquals(2 + 2 * PER_ROUND, counter(p.b, "recv_delivered"));
     }
 
     /**
@@ -257,34 +267,26 @@ class ZeroCopySendTest
     @Test
     void aConnectionTakesItsRingOnlyOnceAQuarterOfItHasBeenCopiedInLargeWrites() throws Exception
     {
-        final RdsStack a = invoker("zc-a", RING);
-        final RdsStack b = invoker("zc-b", RING);
-        final RdsSocket[] s = connect(a, b);
+        final Pair p = new Pair(RING);
         // bursts of 16 messages: one stage of 17,152 bytes each; with the first stage (congestion map and probe,
         // 8,288 bytes) three come to 59,744 bytes copied, under a quarter of the ring (65,536)
         for (int burst = 0; burst < 3; burst++)
         {
-            sendWithReceiverFrozen(a, s[0], s[1], 16);
-            receiveAll(a, b, s[0], s[1]);
+            p.round(16);
         }
-        assertEquals(0L, counter(a, "tcp_zero_copy_bytes"), "no ring yet");
-        sendWithReceiverFrozen(a, s[0], s[1], 16);
-        receiveAll(a, b, s[0], s[1]);
-        final long zeroCopyBefore = counter(a, "tcp_zero_copy_bytes");
-        sendWithReceiverFrozen(a, s[0], s[1], 16);
-        receiveAll(a, b, s[0], s[1]);
-        assertEquals(zeroCopyBefore + 16 * (SIZE + 48), counter(a, "tcp_zero_copy_bytes"), "the ring is taken");
+        assertEquals(0L, counter(p.a, "tcp_zero_copy_bytes"), "no ring yet");
+        p.round(16);
+        final long zeroCopyBefore = counter(p.a, "tcp_zero_copy_bytes");
+        p.round(16);
+        assertEquals(zeroCopyBefore + 16 * (SIZE + 48), counter(p.a, "tcp_zero_copy_bytes"), "the ring is taken");
     }
 
     @Test
     void aRingOfZeroBytesCopiesEverything() throws Exception
     {
-        final RdsStack a = invoker("zc-a", 0);
-        final RdsStack b = invoker("zc-b", 0);
-        final RdsSocket[] s = connect(a, b);
-        sendWithReceiverFrozen(a, s[0], s[1], PER_ROUND);
-        receiveAll(a, b, s[0], s[1]);
-        assertEquals(0L, counter(a, "tcp_zero_copy_bytes"));
+        final Pair p = new Pair(0);
+        p.round(PER_ROUND);
+        assertEquals(0L, counter(p.a, "tcp_zero_copy_bytes"));
     }
 
     @Test
