@@ -23,6 +23,8 @@ public final class RdsStackConfig
     public static final int DEFAULT_TCP_SEND_RING_BYTES = 2 << 20;
     /** The smallest {@link #tcpSendRingBytes()} other than 0: 256 KiB. */
     public static final int MIN_TCP_SEND_RING_BYTES = 256 << 10;
+    /** The largest {@link #tcpSendRingBytes()}: 1 GiB. */
+    public static final int MAX_TCP_SEND_RING_BYTES = 1 << 30;
     /** Receive buffers per IB connection by default, as kernel RDS. */
     public static final int DEFAULT_IB_RECEIVE_RING = 1024;
     /** Fewest buffers in an IB ring: a credit is held back for updates, and a congestion map takes 3 fragments. */
@@ -629,16 +631,16 @@ public final class RdsStackConfig
 
         /**
          * @param bytes shared memory per TCP connection for zero-copy sends: 0 (frames are always copied into the
-         *              socket) or {@value #MIN_TCP_SEND_RING_BYTES} to 1 GiB (default
+         *              socket) or {@value #MIN_TCP_SEND_RING_BYTES} to {@value #MAX_TCP_SEND_RING_BYTES} (default
          *              {@value #DEFAULT_TCP_SEND_RING_BYTES}).
          * @return this builder.
          */
         public Builder tcpSendRingBytes(final int bytes)
         {
-            if (bytes != 0 && (bytes < MIN_TCP_SEND_RING_BYTES || bytes > (1 << 30)))
+            if (bytes != 0 && (bytes < MIN_TCP_SEND_RING_BYTES || bytes > MAX_TCP_SEND_RING_BYTES))
             {
-                throw new IllegalArgumentException(
-                    "tcpSendRingBytes must be 0 or " + MIN_TCP_SEND_RING_BYTES + ".." + (1 << 30) + ": " + bytes);
+                throw new IllegalArgumentException("tcpSendRingBytes must be 0 or " + MIN_TCP_SEND_RING_BYTES + ".." +
+                    MAX_TCP_SEND_RING_BYTES + ": " + bytes);
             }
             this.tcpSendRingBytes = bytes;
             return this;

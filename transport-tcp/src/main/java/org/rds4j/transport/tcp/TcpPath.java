@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  * instead of an iovec of its own). The stage is the path's {@link TcpSendRing} while it has room: a stage of
  * {@link #ZERO_COPY_MIN_BYTES} or more is then sent with {@code sendfile}, and the kernel copies nothing.
  * Otherwise small frames are staged in a buffer of the path's own and a frame of {@link #DIRECT_WRITE_BYTES} or
- * more is written from its own buffer. A write the socket takes only in part resumes when it has room. Reads go through a {@link TcpFrameReader}, which validates every header before its
- * payload is awaited. Agent thread only.
+ * more is written from its own buffer. A write the socket takes only in part resumes when it has room. Reads go
+ * through a {@link TcpFrameReader}, which validates every header before its payload is awaited. Agent thread
+ * only.
  */
 final class TcpPath implements TransportPath
 {
@@ -145,10 +146,7 @@ final class TcpPath implements TransportPath
                 {
                     final long queuedBefore = bytesQueued;
                     final int completed = writeDirect(count);
-                    if (bytesQueued - queuedBefore >= ZERO_COPY_MIN_BYTES)
-                    {
-                        bulkBytesCopied += bytesQueued - queuedBefore;
-                    }
+                    countCopied(bytesQueued - queuedBefore);
                     done += Math.max(0, completed);
                     if (completed < count)
                     {
@@ -161,10 +159,6 @@ final class TcpPath implements TransportPath
                 done += stageFrames(count);
                 final int staged = stage.position() - start;
                 stageZeroCopy = claimed != null && staged >= ZERO_COPY_MIN_BYTES;
-                if (claimed == null && staged >= ZERO_COPY_MIN_BYTES)
-                {
-                    bulkBytesCopied += staged;
-                }
                 if (stageZeroCopy)
                 {
                     sendRing.commit();
@@ -172,6 +166,7 @@ final class TcpPath implements TransportPath
                 else
                 {
                     stage.limit(stage.position()).position(start);
+                    countCopied(staged);
                 }
             }
             if (!writeStage())
@@ -180,6 +175,15 @@ final class TcpPath implements TransportPath
             }
         }
         return done;
+    }
+
+    /** A copying write of {@code bytes}: a large one is bulk traffic, which the send ring is taken for. */
+    private void countCopied(final long bytes)
+    {
+        if (bytes >= ZERO_COPY_MIN_BYTES)
+        {
+            bulkBytesCopied += bytes;
+        }
     }
 
     /**

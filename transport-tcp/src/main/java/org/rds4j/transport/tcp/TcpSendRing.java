@@ -35,7 +35,6 @@ final class TcpSendRing implements AutoCloseable
     static final Path DIRECTORY = Path.of("/dev/shm");
     /** Regions written and not yet free; a stage that finds the table full is written by copy instead. */
     private static final int MAX_REGIONS = 256;
-    private static final long UNKNOWN = Long.MAX_VALUE;
     private static volatile boolean unavailableLogged;
 
     private final FileChannel file;
@@ -48,7 +47,7 @@ final class TcpSendRing implements AutoCloseable
     /** Next position to stage at. */
     private long tail;
     private final long[] regionEnds = new long[MAX_REGIONS];
-    /** Per region: the sequence of the first frame that ended after the region; {@link #UNKNOWN} until one did. */
+    /** Per region: the sequence of the first frame that ended after it; set for all but the {@link #unknownRegions}. */
     private final long[] regionReleasedBy = new long[MAX_REGIONS];
     private int firstRegion;
     private int regions;
@@ -87,7 +86,9 @@ final class TcpSendRing implements AutoCloseable
             final FileChannel file = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
             try
             {
-                allocate(file, capacity);
+                // written through, so that tmpfs gives the file all its pages now: a mapped page that a full
+                // tmpfs could not back would be a bus error in the agent, where this is an exception here
+                IoUtil.fill(file, 0, capacity, (byte)0);
                 final MappedByteBuffer memory = file.map(FileChannel.MapMode.READ_WRITE, 0, capacity);
                 return new TcpSendRing(file, memory, capacity);
             }
@@ -120,21 +121,6 @@ final class TcpSendRing implements AutoCloseable
                     // the file was created by us in a temporary directory; a leftover is harmless
                 }
             }
-        }
-    }
-
-    /**
-     * Writes the whole file, so that tmpfs gives it all its pages now: a write to a mapped page that a full
-     * tmpfs cannot back would be a bus error in the agent, where this is an exception at open.
-     */
-    private static void allocate(final FileChannel file, final int capacity) throws IOException
-    {
-        final ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
-        long position = 0;
-        while (position < capacity)
-        {
-            zeros.clear().limit((int)Math.min(zeros.capacity(), capacity - position));
-            position += file.write(zeros, position);
         }
     }
 
@@ -200,7 +186,6 @@ final class TcpSendRing implements AutoCloseable
         final int offset = (int)(tail % capacity);
         tail += view.position() - offset;
         regionEnds[(firstRegion + regions) % MAX_REGIONS] = tail;
-        regionReleasedBy[(firstRegion + regions) % MAX_REGIONS] = UNKNOWN;
         regions++;
         unknownRegions++;
         view.limit(view.position()).position(offset);
