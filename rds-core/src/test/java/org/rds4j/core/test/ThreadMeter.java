@@ -1,0 +1,105 @@
+package org.rds4j.core.test;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * CPU time and heap allocation of a fixed set of this JVM's threads: the threads of one or more stacks (every
+ * thread named {@code rds4j-<role>-<stack name>}: the agent, IB's event thread), plus any application threads a
+ * test adds. Read through HotSpot's {@link com.sun.management.ThreadMXBean}, so both are exact per thread,
+ * unlike process-wide figures that also count the JIT and GC. Tests only.
+ */
+public final class ThreadMeter
+{
+    private static final com.sun.management.ThreadMXBean THREADS =
+        (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+
+    private final List<Thread> threads;
+
+    private ThreadMeter(final List<Thread> threads)
+    {
+        this.threads = threads;
+        THREADS.setThreadCpuTimeEnabled(true);
+        THREADS.setThreadAllocatedMemoryEnabled(true);
+    }
+
+    /**
+     * @param stackNames names of running stacks.
+     * @return a meter of every thread of those stacks.
+     * @throws AssertionError if a stack has no thread (a stack in {@code INVOKER} mode runs none).
+     */
+    public static ThreadMeter ofStacks(final String... stackNames)
+    {
+        final Set<Thread> live = Thread.getAllStackTraces().keySet();
+        final List<Thread> found = new ArrayList<>();
+        for (final String name : stackNames)
+        {
+            final List<Thread> ofStack = live.stream()
+                .filter(t -> t.getName().startsWith("rds4j-") && t.getName().endsWith("-" + name))
+                .collect(Collectors.toList());
+            if (ofStack.isEmpty())
+            {
+                throw new AssertionError("no thread of stack " + name);
+            }
+            found.addAll(ofStack);
+        }
+        return new ThreadMeter(found);
+    }
+
+    /** @return a meter of these threads and the given ones (such as the test's own sending thread). */
+    public ThreadMeter and(final Thread... more)
+    {
+        final List<Thread> all = new ArrayList<>(threads);
+        all.addAll(Arrays.asList(more));
+        return new ThreadMeter(all);
+    }
+
+    /** @return CPU time (ns) the threads have used so far, summed. */
+    public long cpuNs()
+    {
+        long sum = 0;
+        for (final Thread t : threads)
+        {
+            sum += Math.max(0, THREADS.getThreadCpuTime(t.getId()));
+        }
+        return sum;
+    }
+
+    /** @return heap bytes the threads have allocated so far, summed. */
+    public long allocatedBytes()
+    {
+        long sum = 0;
+        for (final long bytes : allocatedBytesByThread())
+        {
+            sum += bytes;
+        }
+        return sum;
+    }
+
+    /** @return heap bytes each thread has allocated so far, in the order of {@link #toString()}. */
+    public long[] allocatedBytesByThread()
+    {
+        final long[] bytes = new long[threads.size()];
+        for (int i = 0; i < bytes.length; i++)
+        {
+            bytes[i] = Math.max(0, THREADS.getThreadAllocatedBytes(threads.get(i).getId()));
+        }
+        return bytes;
+    }
+
+    public String perThread()
+    {
+        return threads.stream().map(t -> t.getName() + "=" + THREADS.getThreadAllocatedBytes(t.getId())).collect(Collectors.joining(", "));
+    }
+
+    /** @return the metered threads' names, for messages. */
+    @Override
+    public String toString()
+    {
+        return threads.stream().map(Thread::getName).collect(Collectors.joining(", ", "[", "]"));
+    }
+}
