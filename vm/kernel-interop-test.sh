@@ -8,7 +8,7 @@
 # The default (full) run, about 2-3 minutes: a kernel fact (kernel-seq0), streams both ways (3 x 3 sockets,
 # 2700 messages each way, 0 B to 1 MiB), the delivery rule, pings both ways, congestion both ways, a restart
 # of each side, connection resets during traffic (13500 messages each way) and rds4j's sequence-0 frames.
-# --smoke (what CI runs, about 1 minute): the same without the rds4j restart, the resets and the last check,
+# --smoke (about 1 minute; CI runs the full suite): the same without the rds4j restart, the resets and the last check,
 # and 20 messages per socket pair. --checks runs only the named checks of kernel_peer.py (kernel_seq0,
 # streams, pings, congestion_j2k, congestion_k2j, restart_kernel, restart_rds4j, resets, no_seq0_frames).
 # Needs root and nftables on the host (the guest uses the host's userspace). Results:

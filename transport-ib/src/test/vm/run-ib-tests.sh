@@ -2,7 +2,8 @@
 # Runs the IB tests in a qemu guest with Soft-RoCE (rxe0 on a dummy eth0, 10.77.0.1 and 10.77.0.2):
 #  1. VerbsSmoke: the verbs binding and the struct-offset/ABI checks on a live device;
 #  2. IbStackTests: two rds4j stacks over the IB transport (selection, one-to-one, all-to-all, 1 MiB
-#     messages, credits exhausted, crossed connects, tear-down under load); one PASS/FAIL line per case;
+#     messages, credits exhausted, crossed connects, tear-down under load, idle agents' wake-ups); one
+#     PASS/FAIL line per case;
 #  3. with IB_BENCH=1, IbBench (the figures of docs/transport-ib.md) and ibv_rc_pingpong / perftest.
 # Builds transport-ib and its test classes on the host (offline Maven), then boots the guest with the
 # rxe-vm harness and runs plain `java -cp` there (Maven cannot run in the guest). Exit status: non-zero if

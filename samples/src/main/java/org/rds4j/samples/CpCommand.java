@@ -76,9 +76,13 @@ import picocli.CommandLine.TypeConversionException;
  * transfer the server hears nothing of for {@link CpServer#IDLE_LIMIT} is abandoned and its temporary file
  * deleted.
  * <p>
- * Should rds4j ever lose or reorder a message (it does not yet detect a restarted peer: a new client process
- * on the same address as an earlier one, talking to a long-running server, can lose its first messages), the
- * server's offset check or the two digest checks turn it into an ERROR and exit status 1, never into a
+ * rds4j detects a restarted peer by the generation number in each connection's handshake: a long-running server
+ * forgets the sequence and acks of an earlier client process at the same address when a new one connects, and
+ * nothing meant for the earlier process reaches the new one. If the server restarts during a transfer, what the client had sent to the old server
+ * process is dropped, not delivered to the new one ({@code send_flushed_peer_restart}); the new server drops
+ * the rest of the DATA of a transfer it never started and answers END with ERROR (unknown transfer), or the
+ * client's wait for a reply times out: exit status 1. Should a message ever be lost or reordered all the same,
+ * the server's offset check or the two digest checks turn it into an ERROR and exit status 1, never into a
  * wrong file at the target path.
  */
 @Command(

@@ -13,8 +13,8 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code rds} command line, the main class of {@code rds.jar}: {@code rds demo}, {@code rds echo}, and
- * {@code rds help <command>}. Run {@code java -jar rds.jar --help}.
+ * The {@code rds} command line, the main class of {@code rds.jar}: {@code rds demo}, {@code echo}, {@code ping},
+ * {@code stress}, {@code info}, {@code cp}, and {@code rds help <command>}. Run {@code java -jar rds.jar --help}.
  */
 @Command(
     name = "rds",

@@ -46,7 +46,8 @@ import static org.rds4j.transport.ib.verbs.VerbsLayout.*;
  * request. A request for a connection that is already up means the peer lost it: the request is rejected and
  * the stale path dropped (the peer's next attempt succeeds).
  * <p>
- * Threads: all verbs and rdma_cm work runs on the stack's agent thread in {@link #doWork}. One more thread,
+ * Threads: all verbs and rdma_cm work of connections runs on the stack's agent thread in {@link #doWork}; a bind
+ * runs {@link #canServe}'s probe and {@link #addLocalAddress}'s listener on the binding thread. One more thread,
  * {@code rds4j-ib-events-<stack>}, started at the first bind to an RDMA address, blocks in {@code poll(2)} on
  * the rdma_cm event channel and the completion channels of armed CQs and wakes the agent when one is readable;
  * it never touches a verbs object. After activity the agent busy-polls a path's CQ for the spin time
