@@ -324,12 +324,15 @@ public final class RdsHeader
     /**
      * @param buffer holds the header.
      * @param offset of its first byte.
-     * @return true if the checksum field is 0 (not checksummed) or verifies.
+     * @return true if the checksum field is 0 (not checksummed) or verifies as the kernel's
+     *         {@code rds_message_verify_checksum} has it: the 24 words, the stored checksum included, sum to all
+     *         ones. So where the computed value is 0, a stored 0xFFFF (the other one's-complement zero) verifies.
      */
     public static boolean isChecksumValid(final DirectBuffer buffer, final int offset)
     {
         final int stored = checksumField(buffer, offset);
-        return stored == 0 || stored == computeChecksum(buffer, offset);
+        final int computed = computeChecksum(buffer, offset);
+        return stored == 0 || stored == computed || (stored == 0xFFFF && computed == 0);
     }
 
     /**

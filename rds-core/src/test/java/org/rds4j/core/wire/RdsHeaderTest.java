@@ -88,6 +88,22 @@ class RdsHeaderTest
     }
 
     @Test
+    void storedAllOnesVerifiesWhereTheChecksumIsZero()
+    {
+        // the words sum to 0xFFFF, so the checksum is 0: sent as 0 (unchecked), or as 0xFFFF, which the kernel
+        // verifies (the sum with it included is still all ones)
+        RdsHeader.write(buffer, 0, 1, 0, 0, 0x1234, 0xEDCA, 0, 0);
+        assertEquals(0, RdsHeader.computeChecksum(buffer, 0));
+        buffer.putShort(RdsHeader.CHECKSUM_OFFSET, (short)0xFFFF);
+        assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, 0));
+        buffer.putShort(RdsHeader.CHECKSUM_OFFSET, (short)0xFFFE);
+        assertEquals(RdsHeader.BAD_CHECKSUM, RdsHeader.validate(buffer, 0));
+        RdsHeader.write(buffer, 0, 1, 0, 0, 0x1234, 0xEDC9, 0, 0);
+        buffer.putShort(RdsHeader.CHECKSUM_OFFSET, (short)0xFFFF);
+        assertEquals(RdsHeader.BAD_CHECKSUM, RdsHeader.validate(buffer, 0), "0xFFFF verifies only for a zero checksum");
+    }
+
+    @Test
     void validateAcceptsOnlyWellFormedCongestionUpdates()
     {
         RdsHeader.write(buffer, 0, 0, 0, CongestionMap.BYTES, 0, 0, RdsHeader.FLAG_CONG_BITMAP, 0);

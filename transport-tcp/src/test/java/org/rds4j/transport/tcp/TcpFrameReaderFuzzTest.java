@@ -1,11 +1,12 @@
 package org.rds4j.transport.tcp;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.core.wire.RdsHeader;
+import org.rds4j.transport.tcp.HeaderRules.Rule;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.EnumSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,10 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Fuzzes {@link TcpFrameReader}, the decoder every byte from the network goes through: an arbitrary stream, cut
  * into chunks of varied sizes (as TCP reads cut it), fed to a reader with a small first buffer of varied size.
- * Invariants: it never throws; it never holds more than one largest frame; every frame it hands out passed
- * {@link RdsHeader#validate} and has exactly its announced length; the frames handed out are exactly the
- * stream's frames up to the first invalid header, where it stops for good (checked against a simple reference
- * decoder over the whole stream).
+ * The oracle is {@link HeaderRules}, which reads the header fields from the raw bytes and owes nothing to
+ * {@link RdsHeader#validate}, the code under test. Walking the whole stream at once, it says where the first
+ * header that breaks a rule is, if any; the reader must then hand out exactly the stream's frames before it
+ * (same bytes, same count, in order), and refuse that header with the verdict of a rule it breaks, taking
+ * nothing more; with no such header, it must hand out every complete frame and hold the incomplete tail. It
+ * never throws and never holds more than one largest frame (48 B + 1 MiB).
  * <p>
  * Regression mode (every {@code mvn verify}) runs the inputs in
  * {@code src/test/resources/org/rds4j/transport/tcp/TcpFrameReaderFuzzTestInputs/frames/}; fuzzing mode:
@@ -24,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TcpFrameReaderFuzzTest
 {
+    private static final int MAX_FRAME = HeaderRules.HEADER_BYTES + HeaderRules.MAX_PAYLOAD;
+
     /**
      * @param input byte 0 picks the reader's first buffer size (48 + 16 * b0 bytes), byte 1 how the stream is cut
      *              (0: in one piece; else chunk {@code i} is {@code 1 + (b1 * (i + 1) * 7919) % 700} bytes); the
@@ -32,30 +37,27 @@ class TcpFrameReaderFuzzTest
     @FuzzTest(maxDuration = "60s")
     void frames(final byte[] input)
     {
-        final int initialCapacity = RdsHeader.LENGTH + 16 * (input.length > 0 ? input[0] & 0xFF : 0);
+        final int initialCapacity = HeaderRules.HEADER_BYTES + 16 * (input.length > 0 ? input[0] & 0xFF : 0);
         final int cut = input.length > 1 ? input[1] & 0xFF : 0;
         final byte[] stream = input.length > 2 ? Arrays.copyOfRange(input, 2, input.length) : new byte[0];
 
         final TcpFrameReader reader = new TcpFrameReader(initialCapacity);
         final Expected expected = Expected.decode(stream);
         final int[] handedOut = {0};
-        final long[] bytesHandedOut = {0};
         final TcpFrameReader.FrameHandler handler = (buffer, offset, frameLength) ->
         {
-            assertEquals(RdsHeader.VALID, RdsHeader.validate(buffer, offset), "a frame handed out passed validation");
-            assertEquals(RdsHeader.LENGTH + RdsHeader.length(buffer, offset), frameLength, "exactly its declared length");
-            assertTrue(offset >= 0 && offset + frameLength <= buffer.capacity(), "inside the buffer");
             final int index = handedOut[0]++;
-            assertTrue(index < expected.frameCount, "no frame beyond the stream's valid frames");
-            assertEquals(expected.frameStarts[index], bytesHandedOut[0], "frames in stream order, none skipped");
+            assertTrue(index < expected.frameCount, "no frame beyond the stream's frames before a refused header");
+            final int start = expected.frameStarts[index];
+            assertEquals(expected.frameStarts[index + 1] - start, frameLength, "frame " + index + ": its length");
+            assertTrue(offset >= 0 && offset + frameLength <= buffer.capacity(), "inside the buffer");
             for (int i = 0; i < frameLength; i++)
             {
-                if (buffer.getByte(offset + i) != stream[expected.frameStarts[index] + i])
+                if (buffer.getByte(offset + i) != stream[start + i])
                 {
                     throw new AssertionError("frame " + index + " differs from the stream at byte " + i);
                 }
             }
-            bytesHandedOut[0] += frameLength;
             return true;
         };
 
@@ -66,54 +68,64 @@ class TcpFrameReaderFuzzTest
             final int size = cut == 0 ? stream.length : Math.min(stream.length - position, 1 + (cut * ++chunk * 7919) % 700);
             reader.offer(ByteBuffer.wrap(stream, position, size), handler);
             position += size;
-            assertTrue(reader.capacity() <= TcpFrameReader.MAX_FRAME, "never more than one largest frame: " + reader.capacity());
+            assertTrue(reader.capacity() <= MAX_FRAME, "never more than one largest frame: " + reader.capacity());
             assertTrue(reader.buffered() <= reader.capacity());
             if (reader.invalidVerdict() != RdsHeader.VALID)
             {
                 // stopped: anything more is refused
                 final int before = handedOut[0];
-                assertEquals(0, reader.offer(ByteBuffer.wrap(new byte[RdsHeader.LENGTH]), handler));
+                assertEquals(0, reader.offer(ByteBuffer.wrap(new byte[HeaderRules.HEADER_BYTES]), handler));
                 assertEquals(before, handedOut[0]);
                 break;
             }
         }
-        assertEquals(expected.frameCount, handedOut[0], "every complete valid frame before the first invalid header");
-        assertEquals(expected.invalidVerdict, reader.invalidVerdict(), "stops at the first invalid header, with its verdict");
-        if (expected.invalidVerdict == RdsHeader.VALID)
+        assertEquals(expected.frameCount, handedOut[0], "every complete frame up to the first header that breaks a rule");
+        if (expected.refused.isEmpty())
         {
-            assertEquals(stream.length - bytesHandedOut[0], reader.buffered(), "the incomplete tail is held");
+            assertEquals(RdsHeader.VALID, reader.invalidVerdict(), "no header breaks a rule, so none is refused: " +
+                RdsHeader.describeValidation(reader.invalidVerdict()));
+            assertEquals(stream.length - expected.frameStarts[expected.frameCount], reader.buffered(),
+                "the incomplete tail is held");
+        }
+        else
+        {
+            final int verdict = reader.invalidVerdict();
+            assertTrue(expected.refused.stream().anyMatch(rule -> rule.verdict == verdict), "the header at " +
+                expected.frameStarts[expected.frameCount] + " breaks " + expected.refused + ", so it is refused for one" +
+                " of them, not: " + RdsHeader.describeValidation(verdict));
         }
     }
 
-    /** The reference: walks the whole stream at once. */
+    /** What the reader must do with the stream, worked out by {@link HeaderRules} over all of it at once. */
     private static final class Expected
     {
+        /** Where each frame handed out starts, then where the rest (a refused header, or the tail) starts. */
         final int[] frameStarts;
         final int frameCount;
-        final int invalidVerdict;
+        /** The rules the first refused header breaks; empty if no whole header breaks one. */
+        final EnumSet<Rule> refused;
 
-        private Expected(final int[] frameStarts, final int frameCount, final int invalidVerdict)
+        private Expected(final int[] frameStarts, final int frameCount, final EnumSet<Rule> refused)
         {
             this.frameStarts = frameStarts;
             this.frameCount = frameCount;
-            this.invalidVerdict = invalidVerdict;
+            this.refused = refused;
         }
 
         static Expected decode(final byte[] stream)
         {
-            final UnsafeBuffer view = new UnsafeBuffer(stream);
-            final int[] starts = new int[stream.length / RdsHeader.LENGTH + 1];
+            final int[] starts = new int[stream.length / HeaderRules.HEADER_BYTES + 2];
             int count = 0;
             int offset = 0;
-            int verdict = RdsHeader.VALID;
-            while (stream.length - offset >= RdsHeader.LENGTH)
+            EnumSet<Rule> refused = EnumSet.noneOf(Rule.class);
+            while (stream.length - offset >= HeaderRules.HEADER_BYTES)
             {
-                verdict = RdsHeader.validate(view, offset);
-                if (verdict != RdsHeader.VALID)
+                refused = HeaderRules.broken(stream, offset);
+                if (!refused.isEmpty())
                 {
                     break;
                 }
-                final long frameLength = RdsHeader.LENGTH + RdsHeader.length(view, offset);
+                final long frameLength = HeaderRules.HEADER_BYTES + HeaderRules.payloadLength(stream, offset);
                 if (stream.length - offset < frameLength)
                 {
                     break;
@@ -121,7 +133,8 @@ class TcpFrameReaderFuzzTest
                 starts[count++] = offset;
                 offset += (int)frameLength;
             }
-            return new Expected(starts, count, verdict);
+            starts[count] = offset;
+            return new Expected(starts, count, refused);
         }
     }
 }
