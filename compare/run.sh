@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The rds4j comparison suite: rds4j over TCP vs raw Java NIO TCP, Aeron UDP and JGroups TCP, on loopback.
 #
-#   compare/run.sh [--quick] [--reps N] [--systems "rds4j rds4j-backoff rds4j-invoker nio aeron jgroups"]
-#                  [--cases "rtt tput64 tput1k fanout"]
-#                  [--out DIR] [--no-docs]
+#   compare/run.sh [--quick] [--reps N] [--cases "rtt tput64 tput1k fanout"]
+#                  [--systems "rds4j rds4j-backoff rds4j-invoker nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"]
+#                  [--out DIR] [--no-docs] [--record]
 #
 # This script builds nothing. It runs compare/target/compare.jar, which you build with
 #     mvn -q -o package -DskipTests -pl compare -am
@@ -11,21 +11,27 @@
 #
 # Every run is a fresh pair of JVMs (one per node; the fan-out receiver process holds 16 receivers). Runs are
 # interleaved: for each repetition, for each case, every system in turn (A B C D A B C D ...), so slow drift in
-# the machine's load hits all systems alike. Each run appends one JSON line to DIR/results.jsonl; at the end
-# the table of medians (min-max) is printed and written into docs/benchmarks.md between
-# <!-- results:begin --> and <!-- results:end -->.
+# the machine's load hits all systems alike. Each run appends one JSON line to DIR/results.jsonl (DIR: --out,
+# default compare/target/results-<time>); at the end the table of medians (min-max) is printed, saved as
+# DIR/table.md and written into docs/benchmarks.md between <!-- results:begin --> and <!-- results:end -->.
+# --record also copies results.jsonl, meta.md and table.md (not the per-run logs) into a new folder
+# results/compare/<date>-<commit>/ made by results/new-run.sh, to be committed with the docs that cite it.
 #
 # Defaults: 3 repetitions; throughput 2 s warm-up + 5 s measured; RTT 20k warm-up + 100k measured round trips
-# (a full run takes about 11 minutes). --quick: 1 repetition, 1 s + 2 s, 10k + 20k round trips (~2 min).
+# (a full run takes about 20 minutes). --quick: 1 repetition, 1 s + 2 s, 10k + 20k round trips (~4 min).
 #
 # Systems: rds4j (driven like Aeron: polling application thread, agent idling with yield), rds4j-backoff
 # (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), rds4j-invoker (no agent
 # thread: Threading.INVOKER, the polling application thread runs the stack's duty cycle with stack.invoke()),
-# nio, aeron, jgroups.
+# nio; each peer as shipped and tuned for loopback: aeron (Aeron's 1408-byte MTU), aeron-mtu64k (MTU 65504),
+# aeron-invoker (MTU 65504, no driver thread: ThreadingMode.INVOKER, the polling application thread runs the
+# driver, the peer of rds4j-invoker), jgroups (its default transfer-queue bundler, which drops a message when
+# its queue is full) and jgroups-nodrop (the per-destination bundler, which blocks the sender instead).
 #
 # Environment: JAVA (default java), JAVA_OPTS (replaces the JVM options below), RDS4J_OPTS,
-# RDS4J_BACKOFF_OPTS, RDS4J_INVOKER_OPTS, NIO_OPTS, NIO_RTT_OPTS, AERON_OPTS, JGROUPS_OPTS (replace a system's options below;
-# any <SYSTEM>_RTT_OPTS, e.g. RDS4J_RTT_OPTS, replaces that system's options for the rtt case only).
+# RDS4J_BACKOFF_OPTS, RDS4J_INVOKER_OPTS, NIO_OPTS, NIO_RTT_OPTS, AERON_OPTS, AERON_MTU64K_OPTS,
+# AERON_INVOKER_OPTS, JGROUPS_OPTS, JGROUPS_NODROP_OPTS (replace a system's options below; any
+# <SYSTEM>_RTT_OPTS, e.g. RDS4J_RTT_OPTS, replaces that system's options for the rtt case only).
 #
 # Only 127.0.0.x addresses and ports 20000-24099 are used. Every process has its own watchdog (--timeout);
 # the script terminates whatever it started when it exits (Ctrl-C, or kill -TERM <pid of run.sh>).
@@ -41,11 +47,13 @@ WARMUP=2
 DURATION=5
 WARMUP_RT=20000
 RT=100000
-SYSTEMS="rds4j rds4j-backoff rds4j-invoker nio aeron jgroups"
+KNOWN_SYSTEMS="rds4j rds4j-backoff rds4j-invoker nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"
+SYSTEMS=$KNOWN_SYSTEMS
 CASES="rtt tput64 tput1k fanout"
 OUT=""
 DOCS=1
 QUICK=0
+RECORD=0
 COMMAND="compare/run.sh $*"
 
 while [ $# -gt 0 ]; do
@@ -56,10 +64,17 @@ while [ $# -gt 0 ]; do
     --cases) CASES=$2; shift ;;
     --out) OUT=$2; shift ;;
     --no-docs) DOCS=0 ;;
+    --record) RECORD=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
+done
+for system in $SYSTEMS; do
+  case " $KNOWN_SYSTEMS " in
+    *" $system "*) ;;
+    *) echo "run.sh: unknown system $system (known: $KNOWN_SYSTEMS)" >&2; exit 2 ;;
+  esac
 done
 
 # JVM options, the same for every system and role. The --add-opens are for Aeron and agrona, which reach into
@@ -76,13 +91,21 @@ JAVA_OPTS=${JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stac
 # duty cycle (stack.invoke() in its loop); --agent-idle only applies to its blocking handshake calls.
 # Raw NIO is the ceiling, so it gets its best mode per case: polling for ping-pong, blocking channels for
 # throughput (steadier, and as fast or faster). <SYSTEM>_RTT_OPTS, when set, replaces <SYSTEM>_OPTS for rtt.
+# The peers run as shipped and tuned for this link. Aeron with the largest MTU it takes, 65504 bytes, as
+# loopback carries 64 KiB datagrams; the terms (16 MiB, 4 MiB in fan-out), receiver windows and socket buffers
+# (2 MiB) stay as they are, as they meet the driver's rules for it (MTU <= term length / 8, <= receiver window,
+# <= socket buffers); with its SHARED driver thread or in INVOKER mode. JGroups with a bundler that blocks the
+# sender when its queue is full instead of dropping the message.
 RDS4J_OPTS=${RDS4J_OPTS:-"--io poll --idle yield --agent-idle yield"}
 RDS4J_BACKOFF_OPTS=${RDS4J_BACKOFF_OPTS:-"--io block --agent-idle backoff --idle yield"}
 RDS4J_INVOKER_OPTS=${RDS4J_INVOKER_OPTS:-"--threading invoker --io poll --idle yield --agent-idle backoff"}
 NIO_OPTS=${NIO_OPTS:-"--io block"}
 NIO_RTT_OPTS=${NIO_RTT_OPTS:-"--io poll --idle yield"}
 AERON_OPTS=${AERON_OPTS:-"--threading shared --driver-idle yield --idle yield"}
+AERON_MTU64K_OPTS=${AERON_MTU64K_OPTS:-"--threading shared --driver-idle yield --idle yield --mtu 65504"}
+AERON_INVOKER_OPTS=${AERON_INVOKER_OPTS:-"--threading invoker --idle yield --mtu 65504"}
 JGROUPS_OPTS=${JGROUPS_OPTS:-""}
+JGROUPS_NODROP_OPTS=${JGROUPS_NODROP_OPTS:-"--bundler per-destination"}
 
 if [ ! -f "$JAR" ]; then
   echo "run.sh: $JAR is missing; building it: (cd $ROOT && mvn -q -o package -DskipTests -pl compare -am)" >&2
@@ -95,6 +118,10 @@ fi
 mkdir -p "$OUT/runs"
 RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
+RECORD_DIR=""
+if [ "$RECORD" = 1 ]; then
+  RECORD_DIR=$(JAVA=$JAVA "$ROOT/results/new-run.sh" compare)
+fi
 
 # ---------------------------------------------------------------- child processes
 
@@ -167,22 +194,27 @@ await_ready() {
   done
 }
 
+# system_opts LABEL CASE: the options of a system (a label of KNOWN_SYSTEMS) in a case
 system_opts() {
   local var
   var=$(tr 'a-z-' 'A-Z_' <<<"$1")_RTT_OPTS
   if [ "$2" = rtt ] && [ -n "${!var:-}" ]; then
     echo "${!var}"
-    [ "$1" = aeron ] && echo "--aeron-dir $AERON_BASE"
-    return 0
+  else
+    case "$1" in
+      rds4j) echo "$RDS4J_OPTS" ;;
+      rds4j-backoff) echo "$RDS4J_BACKOFF_OPTS" ;;
+      rds4j-invoker) echo "$RDS4J_INVOKER_OPTS" ;;
+      nio) echo "$NIO_OPTS" ;;
+      aeron) echo "$AERON_OPTS" ;;
+      aeron-mtu64k) echo "$AERON_MTU64K_OPTS" ;;
+      aeron-invoker) echo "$AERON_INVOKER_OPTS" ;;
+      jgroups) echo "$JGROUPS_OPTS" ;;
+      jgroups-nodrop) echo "$JGROUPS_NODROP_OPTS" ;;
+    esac
   fi
-  case "$1" in
-    rds4j) echo "$RDS4J_OPTS" ;;
-    rds4j-backoff) echo "$RDS4J_BACKOFF_OPTS" ;;
-    rds4j-invoker) echo "$RDS4J_INVOKER_OPTS" ;;
-    nio) echo "$NIO_OPTS" ;;
-    aeron) echo "$AERON_OPTS --aeron-dir $AERON_BASE" ;;
-    jgroups) echo "$JGROUPS_OPTS" ;;
-  esac
+  # every Aeron driver directory is under $AERON_BASE, which cleanup removes
+  case "$1" in aeron*) echo "--aeron-dir $AERON_BASE" ;; esac
 }
 
 # ---------------------------------------------------------------- one run
@@ -195,7 +227,9 @@ run_one() {
   local port=$((20000 + (RUN % 100) * 40))
   local dir=$OUT/runs/$(printf '%03d' "$RUN")-$bench-$label
   mkdir -p "$dir"
-  local common="--port $port --tcp-port $((port + 30)) --warmup $WARMUP --duration $DURATION --grace 2 --start-timeout 40"
+  # --grace 1: the source sends on for 1 s after its window, ample as the sink's window ends one message's
+  # latency after the source's; each throughput run waits it out (81 of them in a full run)
+  local common="--port $port --tcp-port $((port + 30)) --warmup $WARMUP --duration $DURATION --grace 1 --start-timeout 40"
   local case_opts passive active measuring tmo
   case "$bench" in
     rtt) case_opts="--size 64 --warmup-rt $WARMUP_RT --rt $RT"; passive=rtt-server; active=rtt-client; measuring=active; tmo=180 ;;
@@ -277,7 +311,8 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} + ${RT} round trips"
   echo "- JVM options: \`$JAVA_OPTS\`"
-  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`); Aeron: \`$AERON_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`"
+  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
+  echo "- Aeron: \`$AERON_OPTS\`; aeron-mtu64k: \`$AERON_MTU64K_OPTS\`; aeron-invoker: \`$AERON_INVOKER_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`; jgroups-nodrop: \`$JGROUPS_NODROP_OPTS\`"
 } > "$OUT/meta.md"
 
 echo
@@ -285,5 +320,9 @@ if [ "$DOCS" = 1 ]; then
   "$JAVA" -cp "$JAR" org.rds4j.compare.Main report --results "$RESULTS" --meta "$OUT/meta.md" --docs "$ROOT/docs/benchmarks.md"
 else
   "$JAVA" -cp "$JAR" org.rds4j.compare.Main report --results "$RESULTS" --meta "$OUT/meta.md"
-fi
+fi | tee "$OUT/table.md"
 echo "run.sh: done in $ELAPSED s; raw results: $RESULTS; per-run logs: $OUT/runs/"
+if [ -n "$RECORD_DIR" ]; then
+  cp "$RESULTS" "$OUT/meta.md" "$OUT/table.md" "$RECORD_DIR/"
+  echo "run.sh: recorded in ${RECORD_DIR#"$ROOT"/} (results.jsonl, meta.md, table.md; commit it with the docs that cite it)"
+fi

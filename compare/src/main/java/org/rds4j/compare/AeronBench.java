@@ -9,8 +9,12 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.BufferClaim;
 import io.aeron.logbuffer.FragmentHandler;
+import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.protocol.DataHeaderFlyweight;
+import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
@@ -24,13 +28,21 @@ import java.nio.ByteOrder;
  * in its own directory ({@code --aeron-dir}, default {@code /dev/shm/rds4j-compare-aeron-<role>-<pid>}).
  * <p>
  * Driver: {@code --threading shared} (default: one driver thread does conductor, sender and receiver work;
- * the only sensible choice on a 2-core machine) or {@code dedicated}; {@code --driver-idle} is its idle
- * strategy (default {@code backoff}: agrona's 10 spins, 5 yields, park 1 us doubling to 1 ms). Term length
+ * the only sensible choice on a 2-core machine), {@code dedicated} or {@code invoker}; {@code --driver-idle} is
+ * the driver thread's idle strategy (default {@code backoff}: agrona's 10 spins, 5 yields, park 1 us doubling to
+ * 1 ms). {@code --threading invoker} starts no driver thread and no client conductor thread
+ * ({@link ThreadingMode#INVOKER}, {@link Aeron.Context#useConductorAgentInvoker}): the polling application
+ * thread runs a duty cycle of both ({@link AgentInvoker#invoke}) in its loop and idles with {@code --idle} only
+ * when that and its polls found nothing; the source after each burst of {@code --invoke-batch} publishes and
+ * whenever back-pressured, as rds4j's INVOKER mode does. The default burst is what one duty cycle of the
+ * driver's sender sends, one datagram per publication: MTU / aligned frame length messages per receiver (682
+ * of 64 B with a 64 KiB MTU). Term length
  * {@code --term-length} (default 16 MiB, 4 MiB with several receivers: 16 streams x 3 terms on each side),
  * UDP socket buffers {@code --so-buf} (default 2 MiB, the {@code aeron.socket.so_sndbuf}/{@code so_rcvbuf}
  * settings) and the receiver window {@code --rcv-window} (default: the socket buffer divided among the
- * streams, at most 2 MiB; {@link #receiverWindow}), MTU {@code --mtu} (default 1408,
- * Aeron's).
+ * streams, at most 2 MiB; {@link #receiverWindow}), MTU {@code --mtu} (default 1408, Aeron's; at most
+ * 65504, a multiple of 32, at most the term length / 8, the receiver window and the socket buffers, else the
+ * driver refuses it).
  * <p>
  * Application: {@link ExclusivePublication#tryClaim} (the payload is copied into the claimed term buffer
  * space) and {@link Subscription#poll} with a {@link FragmentHandler}; the application thread idles with
@@ -51,8 +63,18 @@ final class AeronBench
     private final String serverIp;
     private final String clientIp;
     private final int port;
+    private final boolean invoker;
+    private final int invokeBatch;
     private MediaDriver driver;
     private Aeron aeron;
+    /** INVOKER mode only: the driver's and the client conductor's duty cycles, run by the polling thread. */
+    private AgentInvoker driverInvoker;
+    private AgentInvoker clientInvoker;
+    /** Set when the process closes: the polling loop ends, so that driver and client never close under it. */
+    private volatile boolean closing;
+    private boolean closed;
+    /** The thread of this role's polling loop, which {@link #close} waits for. */
+    private volatile Thread loop;
 
     AeronBench(final Bench bench)
     {
@@ -61,6 +83,10 @@ final class AeronBench
         this.appIdle = args.str("idle", "yield");
         this.driverIdle = args.str("driver-idle", "backoff");
         this.threading = args.str("threading", "shared");
+        this.invoker = threading.equals("invoker");
+        final int perDatagram = mtu() / BitUtil.align(bench.size + DataHeaderFlyweight.HEADER_LENGTH,
+            FrameDescriptor.FRAME_ALIGNMENT);
+        this.invokeBatch = args.integer("invoke-batch", bench.receivers * Math.max(1, perDatagram));
         this.serverIp = args.str("server-ip", "127.0.0.2");
         this.clientIp = args.str("client-ip", "127.0.0.1");
         this.port = args.integer("port", 5000);
@@ -68,8 +94,14 @@ final class AeronBench
 
     private Json extra()
     {
-        return new Json().put("threading", threading).put("driver_idle", driverIdle).put("app_idle", appIdle)
+        return new Json().put("threading", threading).put("driver_idle", invoker ? "n/a" : driverIdle)
+            .put("invoke_batch", invoker ? invokeBatch : null).put("app_idle", appIdle).put("mtu", mtu())
             .put("term_length", termLength()).put("rcv_window", receiverWindow());
+    }
+
+    private int mtu()
+    {
+        return args.size("mtu", 1408);
     }
 
     private int termLength()
@@ -104,7 +136,7 @@ final class AeronBench
             .socketSndbufLength(args.size("so-buf", 2 << 20))
             .socketRcvbufLength(args.size("so-buf", 2 << 20))
             .initialWindowLength(receiverWindow())
-            .mtuLength(args.size("mtu", 1408));
+            .mtuLength(mtu());
         switch (threading)
         {
             case "shared":
@@ -116,21 +148,62 @@ final class AeronBench
                     .receiverIdleStrategy(Bench.idle(driverIdle))
                     .conductorIdleStrategy(Bench.idle("backoff"));
                 break;
+            case "invoker":
+                ctx.threadingMode(ThreadingMode.INVOKER);
+                break;
             default:
-                throw new IllegalArgumentException("--threading must be shared or dedicated: " + threading);
+                throw new IllegalArgumentException("--threading must be shared, dedicated or invoker: " + threading);
         }
         driver = MediaDriver.launchEmbedded(ctx);
-        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
-        // passive roles end with SIGTERM from run.sh: remove the driver's files on the way out
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        final Aeron.Context clientCtx = new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName());
+        if (invoker)
         {
-            if (!aeron.isClosed())
-            {
-                logCounters();
-            }
-            CloseHelper.quietCloseAll(aeron, driver);
-        }, "aeron-close"));
+            // while the client awaits the driver's replies (adding publications...), it runs the driver itself
+            clientCtx.useConductorAgentInvoker(true).driverAgentInvoker(driver.sharedAgentInvoker());
+        }
+        aeron = Aeron.connect(clientCtx);
+        if (invoker)
+        {
+            driverInvoker = driver.sharedAgentInvoker();
+            clientInvoker = aeron.conductorAgentInvoker();
+        }
+        // passive roles end with SIGTERM from run.sh: remove the driver's files on the way out
+        Runtime.getRuntime().addShutdownHook(new Thread(this::close, "aeron-close"));
         Bench.WATCHDOG_HOOKS.add(this::logCounters);
+    }
+
+    /** In INVOKER mode, one duty cycle of the driver and one of the client conductor on this thread; else 0. */
+    private int invoke()
+    {
+        return invoker ? driverInvoker.invoke() + clientInvoker.invoke() : 0;
+    }
+
+    /**
+     * Ends the polling loop and waits for it, then logs the counters and closes client and driver: in INVOKER
+     * mode the loop's thread runs the driver, which must not be closed under it. Idempotent.
+     */
+    private synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        closing = true;
+        final Thread t = loop;
+        if (t != null && t != Thread.currentThread())
+        {
+            try
+            {
+                t.join(2000);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        logCounters();
+        CloseHelper.quietCloseAll(aeron, driver);
     }
 
     /** Logs the driver's non-zero system counters (bytes, NAKs, retransmits, loss, errors...) to stderr. */
@@ -174,16 +247,20 @@ final class AeronBench
             {
                 throw new IOException("aeron: not connected within the start timeout");
             }
-            Bench.sleepNs(1_000_000);
+            if (invoke() == 0)
+            {
+                Bench.sleepNs(1_000_000);
+            }
         }
     }
 
     /**
-     * Publishes {@code length} bytes of {@code src}, idling while back-pressured.
+     * Publishes {@code length} bytes of {@code src}, idling while back-pressured (in INVOKER mode running the
+     * driver, which is what drains the publication).
      *
-     * @return false if {@code state} stopped running first.
+     * @return false if {@code state} stopped running or the process is closing first.
      */
-    private static boolean publish(final ExclusivePublication pub, final BufferClaim claim, final DirectBuffer src,
+    private boolean publish(final ExclusivePublication pub, final BufferClaim claim, final DirectBuffer src,
         final int from, final int length, final IdleStrategy idle, final Bench.SourceState state) throws IOException
     {
         idle.reset();
@@ -203,11 +280,11 @@ final class AeronBench
             {
                 throw new IOException("aeron publication: " + Publication.errorString(r));
             }
-            if (state != null && !state.running)
+            if (closing || state != null && !state.running)
             {
                 return false;
             }
-            idle.idle();
+            idle.idle(invoke());
         }
     }
 
@@ -238,9 +315,12 @@ final class AeronBench
         };
         Main.ready();
         final IdleStrategy idle = Bench.idle(appIdle);
-        while (true)
+        loop = Thread.currentThread();
+        while (!closing)
         {
-            idle.idle(sub.poll(echo, 16));
+            // the driver runs after the poll, so that an echo published in it goes out in this iteration
+            final int work = sub.poll(echo, 16);
+            idle.idle(work + invoke());
         }
     }
 
@@ -264,7 +344,8 @@ final class AeronBench
             final long limit = System.nanoTime() + 5_000_000_000L;
             while (got[0] == 0)
             {
-                if (sub.poll(handler, 1) == 0)
+                // the driver runs first: it sends the ping, then receives the echo that the poll takes
+                if (invoke() + sub.poll(handler, 1) == 0)
                 {
                     if (System.nanoTime() > limit)
                     {
@@ -275,8 +356,7 @@ final class AeronBench
             }
             Bench.checkEcho(seq, got[0]);
         }, extra());
-        logCounters();
-        Bench.finish(aeron, driver);
+        Bench.finish(this::close);
     }
 
     // ------------------------------------------------------------------ throughput
@@ -310,9 +390,9 @@ final class AeronBench
                 };
             }
             final IdleStrategy idle = Bench.idle(appIdle);
-            while (true)
+            while (!closing)
             {
-                int work = 0;
+                int work = invoke();
                 for (int i = 0; i < n; i++)
                 {
                     final int got = subs[i].poll(handlers[i], 256);
@@ -326,11 +406,11 @@ final class AeronBench
             }
         }, "aeron-sink");
         poller.setDaemon(true);
+        loop = poller;
         poller.start();
         Main.ready();
         bench.measureSink(counts, extra());
-        logCounters();
-        Bench.finish(aeron, driver);
+        Bench.finish(this::close);
     }
 
     void source() throws Exception
@@ -353,11 +433,18 @@ final class AeronBench
             try
             {
                 int d = 0;
-                while (state.running)
+                int burst = 0;
+                while (state.running && !closing)
                 {
                     out.putLong(0, seq[d]);
                     if (publish(pubs[d], claim, out, 0, bench.size, idle, state))
                     {
+                        if (invoker && ++burst >= invokeBatch)
+                        {
+                            // a burst of publishes, then one duty cycle of the driver sends them
+                            burst = 0;
+                            invoke();
+                        }
                         seq[d]++;
                         state.sent(1);
                         if (++d == n)
@@ -373,9 +460,9 @@ final class AeronBench
             }
         }, "aeron-source");
         sender.setDaemon(true);
+        loop = sender;
         sender.start();
         bench.measureSource(state, sender, extra());
-        logCounters();
-        Bench.finish(aeron, driver);
+        Bench.finish(this::close);
     }
 }

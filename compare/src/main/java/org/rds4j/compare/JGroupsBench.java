@@ -5,8 +5,11 @@ import org.jgroups.JChannel;
 import org.jgroups.Message;
 import org.jgroups.Receiver;
 import org.jgroups.View;
+import org.jgroups.protocols.Bundler;
+import org.jgroups.protocols.TransferQueueBundler;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@code --client-ip} (127.0.0.1) on {@code --port}; TCPPING lists them all. {@code --ufc-credits} sets UFC's
  * and MFC's max_credits (default 1M for messages up to 256 B, else the shipped 10M; jgroups-tcp.xml says why). The fan-out sink runs
  * {@code --receivers} channels (members) in its one process, so the cluster has receivers + 1 members.
+ * {@code --bundler} is the transport's bundler_type: as shipped {@code transfer-queue}, which drops a message
+ * when its queue is full (UNICAST3 resends it when the receiver asks), or {@code per-destination}, which never
+ * drops: a queue and a sending thread per destination, and a full queue blocks the sender. The measuring roles
+ * and the source log how many messages their bundler dropped.
  * <p>
  * Each message is a new {@code byte[]}: UNICAST3 keeps a reference to the array in its retransmission table
  * until the receiver acks it, so an application cannot reuse a buffer as it can with rds4j, NIO or Aeron,
@@ -35,6 +42,8 @@ final class JGroupsBench
     private final int port;
     /** UFC and MFC max_credits: 1M for small messages, the shipped 10M for larger ones (see jgroups-tcp.xml). */
     private final String credits;
+    /** The transport's bundler_type. */
+    private final String bundler;
 
     JGroupsBench(final Bench bench)
     {
@@ -43,6 +52,7 @@ final class JGroupsBench
         this.clientIp = bench.args.str("client-ip", "127.0.0.1");
         this.port = bench.args.integer("port", 5000);
         this.credits = bench.args.str("ufc-credits", bench.size <= 256 ? "1M" : "10M");
+        this.bundler = bench.args.str("bundler", "transfer-queue");
         System.setProperty("java.net.preferIPv4Stack", "true");
     }
 
@@ -62,7 +72,37 @@ final class JGroupsBench
         System.setProperty("compare.bind_port", Integer.toString(bindPort));
         System.setProperty("compare.initial_hosts", initialHosts());
         System.setProperty("compare.ufc_credits", credits);
+        System.setProperty("compare.bundler_type", bundler);
         return new JChannel("jgroups-tcp.xml");
+    }
+
+    /**
+     * Logs the channels' bundler and how many messages it dropped on a full queue. JGroups 5.4 has no getter for
+     * the transfer-queue bundler's count, a protected field; the per-destination bundler has none to count.
+     */
+    private static void logDrops(final String role, final JChannel... channels)
+    {
+        try
+        {
+            final Field dropCount = TransferQueueBundler.class.getDeclaredField("num_drops_on_full_queue");
+            dropCount.setAccessible(true);
+            long drops = 0;
+            String type = "";
+            for (final JChannel channel : channels)
+            {
+                final Bundler b = channel.getProtocolStack().getTransport().getBundler();
+                type = b.getClass().getSimpleName();
+                if (b instanceof TransferQueueBundler)
+                {
+                    drops += dropCount.getLong(b);
+                }
+            }
+            Bench.log("jgroups " + role + ": " + type + ", messages dropped on a full queue: " + drops);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            Bench.log("jgroups " + role + ": bundler drops: " + ex);
+        }
     }
 
     /** Waits until the view has {@code members} members; @return the others, in view order. */
@@ -88,7 +128,7 @@ final class JGroupsBench
 
     private Json extra()
     {
-        return new Json().put("stack", "jgroups-tcp.xml").put("ufc_credits", credits);
+        return new Json().put("stack", "jgroups-tcp.xml").put("ufc_credits", credits).put("bundler", bundler);
     }
 
     private static byte[] message(final int size, final long seq)
@@ -158,6 +198,7 @@ final class JGroupsBench
             }
             Bench.checkEcho(seq, echo.got);
         }, extra());
+        logDrops("rtt-client", channel);
         Bench.finish(channel);
     }
 
@@ -193,6 +234,7 @@ final class JGroupsBench
         awaitMembers(channels[0], n);
         Main.ready();
         bench.measureSink(counts, extra());
+        logDrops("sink", channels);
         // no orderly leave: 16 members leaving one by one takes seconds; run.sh ends the source anyway
         System.out.flush();
         Runtime.getRuntime().halt(0);
@@ -233,6 +275,7 @@ final class JGroupsBench
         sender.setDaemon(true);
         sender.start();
         bench.measureSource(state, sender, extra());
+        logDrops("source", channel);
         System.out.flush();
         Runtime.getRuntime().halt(0);
     }

@@ -10,22 +10,30 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Stream;
 
 /**
  * {@code report --results FILE [--docs FILE --meta FILE]}: reads the result lines run.sh collected (one JSON
  * object per run: the measuring role's result plus {@code bench}, {@code rep} and the other role's
- * {@code peer_cpu_s}), prints medians with min-max per case and system, ratios to raw NIO and rds4j's ratio to
- * Aeron, and writes the same tables into the docs file between {@code <!-- results:begin -->} and
- * {@code <!-- results:end -->}, headed by the meta file (date, machine, command).
+ * {@code peer_cpu_s}), prints medians with min-max per case and system, ratios to raw NIO, rds4j's ratios to
+ * every peer (as shipped and tuned) and to the best of them, and writes the same tables into the docs file
+ * between {@code <!-- results:begin -->} and {@code <!-- results:end -->}, headed by the meta file (date,
+ * machine, command).
  */
 final class Report
 {
     static final String BEGIN = "<!-- results:begin -->";
     static final String END = "<!-- results:end -->";
-    private static final String[] SYSTEMS = {"rds4j", "rds4j-backoff", "rds4j-invoker", "nio", "aeron", "jgroups"};
+    private static final String[] RDS4J = {"rds4j", "rds4j-backoff", "rds4j-invoker"};
+    /** What rds4j is measured against: raw NIO (the ceiling), then each peer as shipped and tuned. */
+    private static final String[] PEERS = {"nio", "aeron", "aeron-mtu64k", "aeron-invoker", "jgroups",
+        "jgroups-nodrop"};
+    private static final String[] SYSTEMS = Stream.concat(Stream.of(RDS4J), Stream.of(PEERS)).toArray(String[]::new);
     private static final Map<String, String> LABELS = Map.of(
         "rds4j", "rds4j TCP", "rds4j-backoff", "rds4j TCP, default idle", "rds4j-invoker", "rds4j TCP, invoker",
-        "nio", "raw NIO TCP", "aeron", "Aeron UDP", "jgroups", "JGroups TCP");
+        "nio", "raw NIO TCP", "aeron", "Aeron UDP", "aeron-mtu64k", "Aeron UDP, MTU 64 KiB",
+        "aeron-invoker", "Aeron UDP, INVOKER, MTU 64 KiB", "jgroups", "JGroups TCP",
+        "jgroups-nodrop", "JGroups TCP, non-dropping bundler");
 
     private final List<Json> runs = new ArrayList<>();
     private final StringBuilder out = new StringBuilder();
@@ -178,7 +186,8 @@ final class Report
         out.setLength(0);
         out.append("Each cell: median over the runs (min–max across runs, when more than one). Rates count what the ")
             .append("receiver got in its window; MB/s counts payload bytes only (1 MB = 10^6 B). “vs NIO”: the ")
-            .append("system's median over raw NIO's (latency: higher is slower; rates: lower is slower). CPU: ")
+            .append("system's median over raw NIO's (latency: higher is slower; rates: lower is slower). Under each ")
+            .append("table, rds4j's medians over each peer's, as shipped and tuned, and over the best peer's. CPU: ")
             .append("CPU time of both processes over the window, per million messages received.\n\n");
         rttTable();
         rateTable("tput64", "(b) One-way throughput, 64 B messages");
@@ -221,6 +230,65 @@ final class Report
                 .append(nio == null ? "n/a" : ratio(s[2][0], nio[2][0])).append(" |\n");
         }
         out.append('\n');
+        final Map<String, Double> p50 = new LinkedHashMap<>();
+        all.forEach((system, s) -> p50.put(system, s[0][0]));
+        ratioTable("p50", p50, true);
+    }
+
+    /**
+     * rds4j's rows over each peer's median, and over the best peer's: the fastest of the Aeron and JGroups rows,
+     * whether as shipped or tuned (raw NIO is the ceiling, not a peer). Skipped when either side has no figure.
+     */
+    private void ratioTable(final String metric, final Map<String, Double> medians, final boolean lowerIsBetter)
+    {
+        final List<String> rows = present(RDS4J, medians);
+        final List<String> peers = present(PEERS, medians);
+        if (rows.isEmpty() || peers.isEmpty())
+        {
+            return;
+        }
+        String best = null;
+        for (final String peer : peers)
+        {
+            final double m = medians.get(peer);
+            final boolean better = best == null || (lowerIsBetter ? m < medians.get(best) : m > medians.get(best));
+            if (!peer.equals("nio") && better)
+            {
+                best = peer;
+            }
+        }
+        out.append("| rds4j / peer, ").append(metric)
+            .append(lowerIsBetter ? " (below 1: rds4j faster) |" : " (above 1: rds4j faster) |");
+        for (final String peer : peers)
+        {
+            out.append(' ').append(LABELS.get(peer)).append(" |");
+        }
+        out.append(best == null ? "" : " best peer (" + LABELS.get(best) + ") |").append("\n|---|");
+        out.append("---|".repeat(peers.size() + (best == null ? 0 : 1))).append('\n');
+        for (final String row : rows)
+        {
+            out.append("| ").append(LABELS.get(row)).append(" |");
+            for (final String peer : peers)
+            {
+                out.append(' ').append(ratio(medians.get(row), medians.get(peer))).append(" |");
+            }
+            out.append(best == null ? "" : " " + ratio(medians.get(row), medians.get(best)) + " |").append('\n');
+        }
+        out.append('\n');
+    }
+
+    /** The systems of {@code systems} that have a median in {@code medians}, in that order. */
+    private static List<String> present(final String[] systems, final Map<String, Double> medians)
+    {
+        final List<String> list = new ArrayList<>();
+        for (final String system : systems)
+        {
+            if (medians.containsKey(system) && !Double.isNaN(medians.get(system)))
+            {
+                list.add(system);
+            }
+        }
+        return list;
     }
 
     private void rateTable(final String bench, final String title)
@@ -262,15 +330,11 @@ final class Report
                 .append((long)sum(good, "empty_100ms")).append(" | ")
                 .append((long)sum(good, "seq_errors")).append(" |\n");
         }
-        out.append("\nrds4j / Aeron, msgs/s: ").append(ratio(medians.get("rds4j")[0], medians.get("aeron")[0]))
-            .append("; rds4j / raw NIO: ").append(ratio(medians.get("rds4j")[0], nio[0]))
-            .append("; rds4j / JGroups: ").append(ratio(medians.get("rds4j")[0], medians.get("jgroups")[0]))
-            .append("; rds4j with the default idle strategy / Aeron: ")
-            .append(ratio(medians.get("rds4j-backoff")[0], medians.get("aeron")[0]))
-            .append("; rds4j invoker / Aeron: ").append(ratio(medians.get("rds4j-invoker")[0], medians.get("aeron")[0]))
-            .append("; rds4j invoker / raw NIO: ").append(ratio(medians.get("rds4j-invoker")[0], nio[0])).append(".\n");
         out.append("\nWorst 100 ms: the lowest rate in any 100 ms interval of any run's window; empty 100 ms: ")
             .append("intervals in which nothing arrived, summed over runs.\n\n");
+        final Map<String, Double> rates = new LinkedHashMap<>();
+        medians.forEach((system, s) -> rates.put(system, s[0]));
+        ratioTable("msgs/s", rates, false);
     }
 
     private void cpuTable()
