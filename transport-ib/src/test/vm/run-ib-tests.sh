@@ -10,6 +10,7 @@
 # any step failed.
 #   transport-ib/src/test/vm/run-ib-tests.sh [messages-each-way [case ...]]   (default 4000, all cases)
 # 0 messages skips the smoke; IB_TESTS=0 skips IbStackTests; IB_BENCH=1 adds the figures.
+# RDS4J_RECORD=1 copies the log (smoke.log) into the folder results/new-run.sh makes (results/README.md).
 # Extra JVM options: RDS4J_IB_JAVA_OPTS (e.g. -Drds4j.ib.opsCall=jna). SKIP_BUILD=1 skips the host build.
 # Harness: $RXE_VM_SCRIPT, else vm/run-in-rxe-vm.sh at the repo root, else /work/shared/tools/rxe-vm/.
 set -euo pipefail
@@ -68,4 +69,7 @@ for report in hs_err_pid*.log; do
   sed -n '1,/P R O C E S S/p' "$report" | head -200
 done | tee -a smoke.log
 echo "run-ib-tests: exit $rc, $(echo "$(date +%s.%N) - $start" | bc) s including the VM boot" | tee -a smoke.log
+if [ "${RDS4J_RECORD:-}" = 1 ]; then
+  record=$(JAVA=$JAVA "$ROOT/results/new-run.sh" ib-tests) && cp smoke.log "$record/" && echo "run-ib-tests: recorded in $record"
+fi
 exit "$rc"
