@@ -18,7 +18,9 @@
 # NETEM_STREAM_MS [60000], NETEM_MAX_SIZE (largest message) [2048], NETEM_KILL_EVERY_S (also destroy the
 # nodes' TCP connection with ss -K in the guest this often, so RDS reconnects and retransmits over the lossy
 # link; 0 = never) [5], NETEM_VM_TIMEOUT (s) [900], and the
-# RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/.
+# RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/; with RDS4J_RECORD=1 the
+# small ones (the nodes' output with their summaries, check.txt, figures.txt, tc's statistics) are also copied
+# to the folder results/new-run.sh makes (results/README.md).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 NETEM=${NETEM_ARGS:-loss 5% duplicate 5% corrupt 1% delay 2ms 1ms}
@@ -44,6 +46,11 @@ JAVA=$(readlink -f "$JAVA")
 
 RESULTS=$MODULE/target/netem/run-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RESULTS"
+RECORD=
+if [ "${RDS4J_RECORD:-}" = 1 ]; then
+  RECORD=$(JAVA=$JAVA "$ROOT/results/new-run.sh" netem) || { echo "netem-test: FAIL: results/new-run.sh"; exit 1; }
+  echo "netem-test: recording into $RECORD"
+fi
 echo "netem-test: netem '$NETEM' on both ends, stream $STREAM_MS ms, messages up to $MAX_SIZE B; results in $RESULTS"
 T0=$(date +%s.%N)
 cd "$ROOT"
@@ -73,6 +80,15 @@ echo "FIGURES netem-test: netem '$NETEM' on both ends; packets a->b ${PKT_A:-?} 
 # (and, with kills on, a run in which ss -K destroyed nothing)
 FAULTS_OK=0; [ $(( ${DROP_A:-0} + ${DROP_B:-0} )) -gt 0 ] && FAULTS_OK=1
 [ "$KILL_EVERY_S" -gt 0 ] && [ "${KILLS:-0}" -eq 0 ] && FAULTS_OK=0
-if [ $GUEST_RC = 0 ] && [ "$CHECK_RC" = 0 ] && [ $FAULTS_OK = 1 ]; then echo "netem-test: PASS"; exit 0; fi
-echo "netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, faults injected: $FAULTS_OK; see $RESULTS)"
-exit 1
+if [ $GUEST_RC = 0 ] && [ "$CHECK_RC" = 0 ] && [ $FAULTS_OK = 1 ]; then
+  VERDICT="netem-test: PASS"
+else
+  VERDICT="netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, faults injected: $FAULTS_OK; see $RESULTS)"
+fi
+echo "$VERDICT"
+if [ -n "$RECORD" ]; then
+  cp "$RESULTS"/node-[ab].out "$RESULTS"/tc-[ab].txt "$RESULTS/check.txt" "$RESULTS/figures.txt" "$RECORD"/ 2>/dev/null
+  echo "$VERDICT" >> "$RECORD/figures.txt"
+  echo "netem-test: recorded in $RECORD"
+fi
+[[ $VERDICT == *PASS ]]
