@@ -28,6 +28,7 @@ for mode in "" swapped; do
   RXE_VM_RW=$DIR RXE_VM_TIMEOUT=${KERNEL_INTEROP_VM_TIMEOUT:-1200} "$ROOT/vm/run-in-rxe-vm.sh" \
     "bash '$DIR/guest.sh' '$JAVA' '$JAR' '$DIR' $mode" 2>&1 | tee -a "$DIR/run.log"
   r=${PIPESTATUS[0]}; [ "$r" -eq 0 ] || rc=$r
+  echo "kernel-interop-ib: guest${mode:+ ($mode)} exit status $r" | tee -a "$DIR/run.log"
 done
 echo "kernel-interop-ib: $(grep -c '^PASS' "$DIR/run.log") passed, $(grep -c '^FAIL' "$DIR/run.log") failed, $(( $(date +%s) - start )) s with the VM boot"
 [ "$rc" -eq 0 ] && ! grep -q '^FAIL' "$DIR/run.log"
