@@ -6,7 +6,9 @@
 # heartbeats, each with the kernel's IB flow control off (its default) and on; then, in a second guest, rds4j on the
 # lower address. One PASS/FAIL line per check; exit status 0 only if all passed. About 10 minutes.
 #   usage: vm/kernel-interop-ib.sh            (builds samples/target/rds.jar if missing; REBUILD=1 always builds)
-# Results and logs: samples/target/kernel-interop-ib/. The guest set-up is vm/kernel-interop-ib/net.sh.
+# Results and logs: samples/target/kernel-interop-ib/; with RDS4J_RECORD=1 its run.log (the check lines, counters
+# and figures of both guests) is also copied to the folder results/new-run.sh makes. The guest set-up is
+# vm/kernel-interop-ib/net.sh.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 JAR=$ROOT/samples/target/rds.jar
@@ -19,6 +21,11 @@ DIR=$ROOT/samples/target/kernel-interop-ib
 rm -rf "$DIR"; mkdir -p "$DIR"
 cp "$ROOT"/vm/kernel-interop-ib/* "$DIR"/
 cd "$ROOT"
+RECORD=
+if [ "${RDS4J_RECORD:-}" = 1 ]; then
+  RECORD=$(JAVA=$JAVA "$ROOT/results/new-run.sh" interop-ib) || { echo "FAIL: results/new-run.sh"; exit 1; }
+  echo "kernel-interop-ib: recording into $RECORD"
+fi
 start=$(date +%s)
 rc=0
 : > "$DIR/run.log"
@@ -28,6 +35,12 @@ for mode in "" swapped; do
   RXE_VM_RW=$DIR RXE_VM_TIMEOUT=${KERNEL_INTEROP_VM_TIMEOUT:-1200} "$ROOT/vm/run-in-rxe-vm.sh" \
     "bash '$DIR/guest.sh' '$JAVA' '$JAR' '$DIR' $mode" 2>&1 | tee -a "$DIR/run.log"
   r=${PIPESTATUS[0]}; [ "$r" -eq 0 ] || rc=$r
+  echo "kernel-interop-ib: guest${mode:+ ($mode)} exit status $r" | tee -a "$DIR/run.log"
 done
-echo "kernel-interop-ib: $(grep -c '^PASS' "$DIR/run.log") passed, $(grep -c '^FAIL' "$DIR/run.log") failed, $(( $(date +%s) - start )) s with the VM boot"
+SUMMARY="kernel-interop-ib: $(grep -c '^PASS' "$DIR/run.log") passed, $(grep -c '^FAIL' "$DIR/run.log") failed, $(( $(date +%s) - start )) s with the VM boot"
+echo "$SUMMARY"
+if [ -n "$RECORD" ]; then
+  cp "$DIR/run.log" "$RECORD/" && echo "$SUMMARY" >> "$RECORD/run.log"
+  echo "kernel-interop-ib: recorded in $RECORD"
+fi
 [ "$rc" -eq 0 ] && ! grep -q '^FAIL' "$DIR/run.log"

@@ -12,7 +12,9 @@
 # and 20 messages per socket pair. --checks runs only the named checks of kernel_peer.py (kernel_seq0,
 # streams, pings, congestion_j2k, congestion_k2j, restart_kernel, restart_rds4j, resets, no_seq0_frames).
 # Needs root and nftables on the host (the guest uses the host's userspace). Results:
-# samples/target/kernel-interop/ (run.log, rds4j.log). Exit status 0 only if every check passed.
+# samples/target/kernel-interop/ (run.log, rds4j.log); with RDS4J_RECORD=1 run.log (the check lines and figures,
+# not the multi-MB rds4j.log) is also copied to the folder results/new-run.sh makes. Exit status 0 only if every
+# check passed.
 set -uo pipefail
 MODE=
 case "${1:-}" in
@@ -33,9 +35,20 @@ rm -rf "$DIR"; mkdir -p "$DIR/classes"
 cp "$ROOT"/vm/kernel-interop/* "$DIR"/
 "$JAVAC" -cp "$JAR" -d "$DIR/classes" "$DIR/InteropDriver.java" || { echo "FAIL: javac InteropDriver.java"; exit 1; }
 cd "$ROOT"
+RECORD=
+if [ "${RDS4J_RECORD:-}" = 1 ]; then
+  RECORD=$(JAVA=$JAVA "$ROOT/results/new-run.sh" interop-tcp) || { echo "FAIL: results/new-run.sh"; exit 1; }
+  echo "arguments: ${*:-none (the full run)}" >> "$RECORD/meta.txt"
+  echo "kernel-interop-test: recording into $RECORD"
+fi
 START=$SECONDS
 RXE_VM_RW=$DIR RXE_VM_TIMEOUT=${KERNEL_INTEROP_VM_TIMEOUT:-1200} "$ROOT/vm/run-in-rxe-vm.sh" \
   "bash '$DIR/guest.sh' '$JAVA' '$JAR' '$DIR' $MODE" 2>&1 | tee "$DIR/run.log"
 rc=${PIPESTATUS[0]}
-echo "kernel-interop-test: $(grep -c '^PASS' "$DIR/run.log") passed, $(grep -c '^FAIL' "$DIR/run.log") failed, $((SECONDS - START)) s"
+SUMMARY="kernel-interop-test: $(grep -c '^PASS' "$DIR/run.log") passed, $(grep -c '^FAIL' "$DIR/run.log") failed, $((SECONDS - START)) s (guest exit status $rc)"
+echo "$SUMMARY"
+if [ -n "$RECORD" ]; then
+  cp "$DIR/run.log" "$RECORD/" && echo "$SUMMARY" >> "$RECORD/run.log"
+  echo "kernel-interop-test: recorded in $RECORD"
+fi
 [ "$rc" -eq 0 ] && ! grep -q '^FAIL' "$DIR/run.log"

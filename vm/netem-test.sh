@@ -7,7 +7,10 @@
 # settings on both ends, one FaultNode (rds4j stack, TCP transport, Java and jars from the host filesystem)
 # in each namespace streaming to the other for NETEM_STREAM_MS. On the host afterwards: FaultCheck compares
 # the two nodes' summaries per direction (count, bytes, SHA-256 of the ordered stream, lost = duplicated =
-# reordered = corrupt = 0) and that netem dropped packets (else no fault was injected), and the script prints one FIGURES line and PASS or FAIL. Exit status 0 on PASS.
+# reordered = corrupt = 0, at least MIN_MESSAGES delivered, and at least MIN_RETRANSMITTED of the sender's
+# messages retransmitted by RDS), the script checks that netem dropped packets (else no fault was injected),
+# and prints one FIGURES line and PASS or FAIL. Exit status 0 on PASS. A run much shorter than the default
+# 60 s, or with kills off (nothing then makes RDS retransmit), fails the floors by design.
 #
 #   usage: vm/netem-test.sh            (from anywhere; builds fault-tests if its jars are missing)
 #
@@ -15,7 +18,9 @@
 # NETEM_STREAM_MS [60000], NETEM_MAX_SIZE (largest message) [2048], NETEM_KILL_EVERY_S (also destroy the
 # nodes' TCP connection with ss -K in the guest this often, so RDS reconnects and retransmits over the lossy
 # link; 0 = never) [5], NETEM_VM_TIMEOUT (s) [900], and the
-# RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/.
+# RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/; with RDS4J_RECORD=1 the
+# small ones (the nodes' output with their summaries, check.txt, figures.txt, tc's statistics) are also copied
+# to the folder results/new-run.sh makes (results/README.md).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 NETEM=${NETEM_ARGS:-loss 5% duplicate 5% corrupt 1% delay 2ms 1ms}
@@ -23,6 +28,12 @@ STREAM_MS=${NETEM_STREAM_MS:-60000}
 MAX_SIZE=${NETEM_MAX_SIZE:-2048}
 KILL_EVERY_S=${NETEM_KILL_EVERY_S:-5}
 MODULE=$ROOT/fault-tests
+# Floors per direction. The slowest 60 s run recorded (single-threaded TCG, docs/reliability.md) delivered about
+# 22,000 messages each way; a quarter of it leaves room for a busy host, while a run that stalled for most of
+# its minute or streamed for a few seconds fails. At least one RDS retransmission each way: the ss -K kills
+# must have hit a connection with unacked messages, else the run never tested RDS's own recovery.
+MIN_MESSAGES=5000
+MIN_RETRANSMITTED=1
 
 jars() { ls "$MODULE"/target/fault-tests-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -1; }
 if [ -z "$(jars)" ] || [ ! -d "$MODULE/target/lib" ]; then
@@ -35,6 +46,11 @@ JAVA=$(readlink -f "$JAVA")
 
 RESULTS=$MODULE/target/netem/run-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$RESULTS"
+RECORD=
+if [ "${RDS4J_RECORD:-}" = 1 ]; then
+  RECORD=$(JAVA=$JAVA "$ROOT/results/new-run.sh" netem) || { echo "netem-test: FAIL: results/new-run.sh"; exit 1; }
+  echo "netem-test: recording into $RECORD"
+fi
 echo "netem-test: netem '$NETEM' on both ends, stream $STREAM_MS ms, messages up to $MAX_SIZE B; results in $RESULTS"
 T0=$(date +%s.%N)
 cd "$ROOT"
@@ -46,7 +62,8 @@ T1=$(date +%s.%N)
 for side in a b; do
   echo "--- node $side: last lines of its log ($RESULTS/node-$side.log)"; tail -n 3 "$RESULTS/node-$side.log" 2>/dev/null
 done
-"$JAVA" -cp "$CP" org.rds4j.faults.FaultCheck "$RESULTS/node-a.out" "$RESULTS/node-b.out" | tee "$RESULTS/check.txt"
+"$JAVA" -cp "$CP" org.rds4j.faults.FaultCheck --min-messages $MIN_MESSAGES --min-retransmitted $MIN_RETRANSMITTED \
+  "$RESULTS/node-a.out" "$RESULTS/node-b.out" | tee "$RESULTS/check.txt"
 CHECK_RC=${PIPESTATUS[0]}
 
 # figures: what netem did (tc -s: packets sent, dropped) and what TCP saw (retransmissions, checksum errors)
@@ -63,6 +80,15 @@ echo "FIGURES netem-test: netem '$NETEM' on both ends; packets a->b ${PKT_A:-?} 
 # (and, with kills on, a run in which ss -K destroyed nothing)
 FAULTS_OK=0; [ $(( ${DROP_A:-0} + ${DROP_B:-0} )) -gt 0 ] && FAULTS_OK=1
 [ "$KILL_EVERY_S" -gt 0 ] && [ "${KILLS:-0}" -eq 0 ] && FAULTS_OK=0
-if [ $GUEST_RC = 0 ] && [ "$CHECK_RC" = 0 ] && [ $FAULTS_OK = 1 ]; then echo "netem-test: PASS"; exit 0; fi
-echo "netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, faults injected: $FAULTS_OK; see $RESULTS)"
-exit 1
+if [ $GUEST_RC = 0 ] && [ "$CHECK_RC" = 0 ] && [ $FAULTS_OK = 1 ]; then
+  VERDICT="netem-test: PASS"
+else
+  VERDICT="netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, faults injected: $FAULTS_OK; see $RESULTS)"
+fi
+echo "$VERDICT"
+if [ -n "$RECORD" ]; then
+  cp "$RESULTS"/node-[ab].out "$RESULTS"/tc-[ab].txt "$RESULTS/check.txt" "$RESULTS/figures.txt" "$RECORD"/ 2>/dev/null
+  echo "$VERDICT" >> "$RECORD/figures.txt"
+  echo "netem-test: recorded in $RECORD"
+fi
+[[ $VERDICT == *PASS ]]

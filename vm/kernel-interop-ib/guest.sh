@@ -26,6 +26,7 @@ check() { # NAME COMMAND...: a check that prints its own PASS/FAIL line; a timeo
   local name=$1; shift
   "$@"; local code=$?
   [ $code -eq 0 ] || { echo "FAIL $name: exit status $code (124: timed out)"; rc=1; }
+  return $code # run in the background, a check's rc=1 is lost with its subshell: its waiter needs the status
 }
 kernel_conn() { # PATTERN NAME TEXT: the kernel logged a connection line matching PATTERN since the last mark
   if dmesg | sed -n "/rds4j-interop-mark $MARK\$/,\$p" | grep -q "$1"; then echo "PASS $2: $3"; \
@@ -33,7 +34,11 @@ kernel_conn() { # PATTERN NAME TEXT: the kernel logged a connection line matchin
 }
 MARK=0
 mark() { MARK=$((MARK + 1)); echo "rds4j-interop-mark $MARK" > /dev/kmsg; }
-stop() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+stop() { # PID NAME: ends a background helper; one that had already ended with an error is a FAIL
+  if kill -0 "$1" 2>/dev/null; then kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; return; fi
+  wait "$1"; local code=$?
+  [ $code -eq 0 ] || { echo "FAIL $2: ended early with exit status $code"; rc=1; }
+}
 
 for FC in $FCS; do
   sysctl -qw net.rds.ib.flow_control=$FC || fail "sysctl net.rds.ib.flow_control=$FC"
@@ -45,7 +50,7 @@ for FC in $FCS; do
   KECHO=$!
   sleep 2
   check "rds4j->kernel$S" timeout 240 $DRIVER client $R $K 7000,7001,7002 3 2 $SIZES 2> "$DIR/driver$S.log"
-  stop $KECHO; cat "$DIR/kecho$S.log"
+  stop $KECHO "kernel echo$S"; cat "$DIR/kecho$S.log"
   if [ $FC = 0 ]; then # the first connection of the run: nothing is queued in the kernel, rds4j connects
     kernel_conn "Passive conn connected <::ffff:$K,::ffff:$R,0> version 4.1" "connect rds4j->kernel$S" \
       "rds4j connected, the kernel accepted protocol 4.1 ($(dmesg | grep -o 'Passive conn connected.*' | tail -1))"
@@ -68,7 +73,7 @@ for FC in $FCS; do
     "the kernel connected, rds4j accepted ($(dmesg | grep -o 'Active conn connected.*' | tail -1))"
   grep "established" "$DIR/echo$S.log" | tail -1
   $PEER counters ib_ack_ s_send_ack recv_drop recv_ack_required send_ack_required
-  stop $ECHO
+  stop $ECHO "rds echo$S"
   # 3. rds4j pings the kernel (a new rds4j process: one rds4j stack per namespace can hold port 18634)
   if timeout 90 $RDS ping $K -c 3 -I $R --transport ib --timeout 15000 > "$DIR/ping$S.log" 2>&1 && grep -q "^seq=.* from $K" "$DIR/ping$S.log"; then
     echo "PASS rds ping$S: $(grep -c "^seq=.* from $K" "$DIR/ping$S.log") pongs from the kernel to rds ping --transport ib"
@@ -107,7 +112,7 @@ for FC in $FCS; do
   sleep 2
   timeout 120 ip netns exec J $JAVA $JOPTS -Dorg.slf4j.simpleLogger.log.org.rds4j.transport.ib.IbPath=trace -cp $JAR \
     $DIR/Driver.java idle $R $K 7400 15 > "$DIR/idle$S.log" 2>&1; irc=$?
-  stop $KIDLE
+  stop $KIDLE "kernel echo for idle$S"
   hb=$(grep -c "sending 48 bytes: seq [1-9][0-9]* ack [0-9]* len 0 1->1" "$DIR/idle$S.log")
   acks=$(grep -c "received 48 bytes: seq 0 ack [1-9][0-9]* len 0 0->0" "$DIR/idle$S.log")
   if [ $irc -eq 0 ] && [ "$hb" -ge 5 ] && [ "$acks" -ge "$hb" ] && ! grep -q "WARN" "$DIR/idle$S.log"; then

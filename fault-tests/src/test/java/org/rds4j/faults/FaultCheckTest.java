@@ -61,6 +61,19 @@ class FaultCheckTest
     }
 
     @Test
+    void floorsFailExactStreamsThatProveTooLittle()
+    {
+        // a->b delivered 5, b->a 6; each node retransmitted 7
+        final List<NodeSummary> nodes = List.of(
+            node("a", pair("b", 5, "s1", 6, "s2", 6, 0, 0, 0)),
+            node("b", pair("a", 6, "s2", 5, "s1", 5, 0, 0, 0)));
+        assertTrue(FaultCheck.check(nodes, 5, 7).passed());
+        final FaultCheck.Result result = FaultCheck.check(nodes, 6, 8);
+        assertEquals(List.of("a: send_retransmitted = 7, expected at least 8", "a->b: received = 5, expected at least 6",
+            "b: send_retransmitted = 7, expected at least 8"), result.problems());
+    }
+
+    @Test
     void streamContentDependsOnlyOnSeedPairAndIndex()
     {
         final StreamContent content = new StreamContent(42, 4096);
