@@ -4,7 +4,7 @@
 # connects either way, 0 B to 1 MiB (multi-fragment) messages, several sockets on each side at once, pings both
 # ways, streams larger than either side's send buffer (so only RDS acks can free them), an idle connection kept up by
 # heartbeats, each with the kernel's IB flow control off (its default) and on; then, in a second guest, rds4j on the
-# lower address. One PASS/FAIL line per check; exit status 0 only if all passed. About 10 minutes.
+# lower address. One PASS/FAIL line per check; exit status 0 only if all passed. 6-10 minutes (376 s in the run of results/interop-ib/).
 #   usage: vm/kernel-interop-ib.sh            (builds samples/target/rds.jar if missing; REBUILD=1 always builds)
 # Results and logs: samples/target/kernel-interop-ib/; with RDS4J_RECORD=1 its run.log (the check lines, counters
 # and figures of both guests) is also copied to the folder results/new-run.sh makes. The guest set-up is

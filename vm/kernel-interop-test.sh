@@ -5,7 +5,7 @@
 # namespaces exchange messages; every check prints `PASS name: ...` or `FAIL name: ...` with what it measured.
 # What is checked, what is compatible and the figures of the last run: docs/interop.md.
 #   usage: vm/kernel-interop-test.sh [--smoke | --checks NAME,...]   (builds samples/target/rds.jar if missing)
-# The default (full) run, about 2-3 minutes: a kernel fact (kernel-seq0), streams both ways (3 x 3 sockets,
+# The default (full) run, 1-3 minutes: a kernel fact (kernel-seq0), streams both ways (3 x 3 sockets,
 # 2700 messages each way, 0 B to 1 MiB), the delivery rule, pings both ways, congestion both ways, a restart
 # of each side, connection resets during traffic (13500 messages each way) and rds4j's sequence-0 frames.
 # --smoke (about 1 minute; CI runs the full suite): the same without the rds4j restart, the resets and the last check,
