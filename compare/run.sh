@@ -306,7 +306,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
 {
   echo "Run $(date -u '+%Y-%m-%d %H:%M UTC'), $ELAPSED s, $TOTAL runs ($REPS per case and system$([ "$QUICK" = 1 ] && echo ', --quick: shorter windows, indicative only'))."
   echo
-  [ -n "$RECORD_DIR" ] && echo "- raw results: \`${RECORD_DIR#"$ROOT"/}/\` (commit $(git -C "$ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo unknown))"
+  [ -n "$RECORD_DIR" ] && echo "- raw results: \`${RECORD_DIR#"$ROOT"/}/\` (its name ends with the commit measured)"
   echo "- machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; kernel $(uname -r); $(free -g | awk '/^Mem:/ {print $2 " GiB RAM"}')"
   echo "- java: $JAVA_VERSION"
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"

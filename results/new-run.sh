@@ -6,8 +6,8 @@ set -euo pipefail
 suite=${1:?usage: new-run.sh SUITE}
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 commit=$(git -C "$root" rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
-# uncommitted changes to tracked code other than results/ make the run's commit only an approximation
-if [ -n "$(git -C "$root" status --porcelain --untracked-files=no -- . ':!results' 2>/dev/null)" ]; then
+# uncommitted changes to tracked files other than results/ and the docs make the run's commit only an approximation
+if [ -n "$(git -C "$root" status --porcelain --untracked-files=no -- . ':!results' ':!*.md' 2>/dev/null)" ]; then
   commit=$commit+dirty
 fi
 stamp=$(date -u +%Y-%m-%dT%H%MZ)
