@@ -69,31 +69,41 @@ public final class ThreadMeter
         return sum;
     }
 
-    /** @return heap bytes the threads have allocated so far, summed. */
-    public long allocatedBytes()
+    /**
+     * Starts counting heap allocation. The arrays of the answer are allocated here, before the threads' counters
+     * are read, so that a metered thread that reads the meter does not count the reading.
+     *
+     * @return what {@link #allocatedSince} takes.
+     */
+    public AllocationStart startAllocation()
     {
-        long sum = 0;
-        for (final long bytes : allocatedBytesByThread())
-        {
-            sum += bytes;
-        }
-        return sum;
+        final AllocationStart start = new AllocationStart(new long[threads.size()], new long[threads.size()]);
+        read(start.before);
+        return start;
     }
 
-    /** @return heap bytes each thread has allocated so far, in the order of {@link #toString()}. */
-    public long[] allocatedBytesByThread()
+    /** @return the heap bytes each thread allocated since {@code start}, in the order of {@link #toString()}. */
+    public long[] allocatedSince(final AllocationStart start)
     {
-        final long[] bytes = new long[threads.size()];
+        read(start.since);
+        for (int i = 0; i < start.since.length; i++)
+        {
+            start.since[i] -= start.before[i];
+        }
+        return start.since;
+    }
+
+    private void read(final long[] bytes)
+    {
         for (int i = 0; i < bytes.length; i++)
         {
             bytes[i] = Math.max(0, THREADS.getThreadAllocatedBytes(threads.get(i).getId()));
         }
-        return bytes;
     }
 
-    public String perThread()
+    /** Each thread's allocated bytes at the start, and room for the answer. */
+    public record AllocationStart(long[] before, long[] since)
     {
-        return threads.stream().map(t -> t.getName() + "=" + THREADS.getThreadAllocatedBytes(t.getId())).collect(Collectors.joining(", "));
     }
 
     /** @return the metered threads' names, for messages. */

@@ -443,12 +443,12 @@ public final class IbStackTests
         final int warm = 20_000; // enough for the JIT under emulation (MAX_HEAP_BYTES_PER_MESSAGE)
         final int measured = 10_000;
         final int window = 100; // 100 in flight at a time: a pipeline, not one round trip per message
-        long[] before = null;
+        ThreadMeter.AllocationStart start = null;
         for (int i = 0; i < warm + measured; i += window)
         {
             if (i == warm)
             {
-                before = threads.allocatedBytesByThread();
+                start = threads.startAllocation();
             }
             for (int j = 0; j < window; j++)
             {
@@ -467,13 +467,8 @@ public final class IbStackTests
                 }
             }
         }
-        final long[] bytes = threads.allocatedBytesByThread();
-        long allocated = 0;
-        for (int i = 0; i < bytes.length; i++)
-        {
-            bytes[i] -= before[i];
-            allocated += bytes[i];
-        }
+        final long[] bytes = threads.allocatedSince(start);
+        final long allocated = Arrays.stream(bytes).sum();
         final double perMessage = allocated / (double)measured;
         System.out.printf("  heap allocated by %s: %s bytes, %d in all over %d messages (%.4f B/message)%n",
             threads, Arrays.toString(bytes), allocated, measured, perMessage);

@@ -73,16 +73,10 @@ class SteadyStateAllocationTest
                 // has sent enough in bulk, and the JIT settles
                 stream.send(MESSAGES);
                 final long allocatedAfterWarmUp = a.counters().get("pool_alloc");
-                final long[] heapBefore = threads.allocatedBytesByThread();
+                final ThreadMeter.AllocationStart start = threads.startAllocation();
                 stream.send(MESSAGES);
-                final long[] heap = threads.allocatedBytesByThread();
-                long allocated = 0;
-                for (int i = 0; i < heap.length; i++)
-                {
-                    heap[i] -= heapBefore[i];
-                    allocated += heap[i];
-                }
-                final double heapPerMessage = allocated / (double)MESSAGES;
+                final long[] heap = threads.allocatedSince(start);
+                final double heapPerMessage = Arrays.stream(heap).sum() / (double)MESSAGES;
                 final String figures = String.format("%d B messages: %.4f heap bytes allocated per message by %s (bytes: %s)",
                     size, heapPerMessage, threads, Arrays.toString(heap));
                 System.out.println(figures);
