@@ -331,8 +331,12 @@ public final class RdsHeader
     public static boolean isChecksumValid(final DirectBuffer buffer, final int offset)
     {
         final int stored = checksumField(buffer, offset);
+        if (stored == 0)
+        {
+            return true; // not checksummed, as every TCP header: nothing to compute
+        }
         final int computed = computeChecksum(buffer, offset);
-        return stored == 0 || stored == computed || (stored == 0xFFFF && computed == 0);
+        return stored == computed || (stored == 0xFFFF && computed == 0);
     }
 
     /**
