@@ -9,6 +9,7 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.IdleWindow;
 import org.rds4j.core.test.ThreadMeter;
 import org.rds4j.core.test.ThreadWakeUps;
 
@@ -681,35 +682,25 @@ public final class IbStackTests
      */
     static void idleBurnsNoCpu() throws Exception
     {
-        final Idle ib = idle(TransportType.IB, 4800, "ii", x -> x);
-        idle(TransportType.TCP, 4810, "it", x -> x);
-        for (int i = 0; i < 2; i++)
+        idle(TransportType.TCP, 4810, "it", x -> x); // printed beside IB's
+        for (final IdleWindow.Reading stack : idle(TransportType.IB, 4800, "ii", x -> x))
         {
-            check(ib.stackCpu[i] < MAX_IDLE_CPU_SHARE,
-                "an idle IB stack's threads used " + ib.stackCpu[i] * 100 + "% of a core in " + ib.seconds + " s");
+            check(stack.cpuShare() < MAX_IDLE_CPU_SHARE, stack.toString());
             // as IdleAgentTest: timers and the parks that grow after each make tens a second; 1 ms waits, about 1000
-            check(ib.agentWakeUps[i] < IDLE_WAKE_UPS_PER_S * ib.seconds,
-                "an idle IB agent woke " + ib.agentWakeUps[i] + " times in " + ib.seconds + " s");
+            check(stack.agentWakeUps() < IDLE_WAKE_UPS_PER_S * stack.seconds(), stack.toString());
         }
-        final Idle yielding = idle(TransportType.IB, 4820, "iy", x -> x.idleStrategy("yield"));
-        for (final double cpu : yielding.stackCpu)
+        for (final IdleWindow.Reading stack : idle(TransportType.IB, 4820, "iy", x -> x.idleStrategy("yield")))
         {
-            check(cpu > MAX_IDLE_CPU_SHARE, "control: a yielding IB stack used only " + cpu * 100 + "% of a core");
+            check(stack.cpuShare() > MAX_IDLE_CPU_SHARE, "control, a yielding IB stack: " + stack);
         }
-    }
-
-    /** What both stacks' threads did over an idle window: each agent's wake-ups, each stack's share of a core. */
-    record Idle(double seconds, long[] agentWakeUps, double[] stackCpu)
-    {
     }
 
     /**
      * @param prefix the stacks' names are {@code prefix} plus 1 and 2: three characters, so that the agents'
      *               thread names stay whole in the kernel's 15 ({@link ThreadWakeUps}).
-     * @return over 3 idle seconds: the wake-ups of each agent, and the share of one core used by all the threads
-     *         of each stack (agent, IB event thread).
+     * @return both stacks over 3 idle seconds, once every message is acknowledged both ways.
      */
-    static Idle idle(final TransportType transport, final int port, final String prefix,
+    static List<IdleWindow.Reading> idle(final TransportType transport, final int port, final String prefix,
         final UnaryOperator<RdsStackConfig.Builder> tweak) throws Exception
     {
         try (CoreStack a = stack(transport, x -> tweak.apply(x.name(prefix + 1)));
@@ -726,23 +717,8 @@ public final class IbStackTests
             }
             // settled: every message acknowledged both ways, so only the heartbeat is left to run
             Await.until(RECEIVE_TIMEOUT, () -> nothingUnacked(a) && nothingUnacked(b), () -> "all messages acknowledged");
-            final String[] names = {a.config().name(), b.config().name()};
-            final ThreadWakeUps[] agents = {ThreadWakeUps.of("rds4j-agent-" + names[0]), ThreadWakeUps.of("rds4j-agent-" + names[1])};
-            final ThreadMeter[] stacks = {ThreadMeter.ofStacks(names[0]), ThreadMeter.ofStacks(names[1])};
-            final long[] wakeUps = {agents[0].count(), agents[1].count()};
-            final long[] cpuNs = {stacks[0].cpuNs(), stacks[1].cpuNs()};
-            final long t0 = System.nanoTime();
-            Thread.sleep(3000); // the measurement window
-            final long wallNs = System.nanoTime() - t0;
-            final double[] cpu = new double[2];
-            for (int i = 0; i < 2; i++)
-            {
-                wakeUps[i] = agents[i].count() - wakeUps[i];
-                cpu[i] = (stacks[i].cpuNs() - cpuNs[i]) / (double)wallNs;
-            }
-            System.out.printf("  idle over %s (%s), %.2f s: agent wake-ups %s; share of one core used by %s %.2f%%, by %s %.2f%%%n",
-                transport, a.config().idleStrategy(), wallNs / 1e9, Arrays.toString(wakeUps), stacks[0], cpu[0] * 100, stacks[1], cpu[1] * 100);
-            return new Idle(wallNs / 1e9, wakeUps, cpu);
+            System.out.println("  idle over " + transport + " (" + a.config().idleStrategy() + "):");
+            return IdleWindow.measure(Duration.ofSeconds(3), a.config().name(), b.config().name());
         }
     }
 }

@@ -8,8 +8,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.TestStacks;
-import org.rds4j.core.test.ThreadMeter;
-import org.rds4j.core.test.ThreadWakeUps;
+import org.rds4j.core.test.IdleWindow;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,16 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * An idle stack uses almost no CPU: its agent sleeps until its next timer (heartbeat, info file snapshot) instead
  * of spinning, yielding or waking every millisecond, and still takes work handed to it at once. Two measures over
- * an idle window, each catching what the other cannot: the CPU time of the stack's threads (a spinning or yielding
- * agent takes a core but rarely parks) and the agent's voluntary context switches from Linux {@code /proc} (an
- * agent that parks for 1 ms at a time wakes a thousand times a second at a small CPU cost). A control test runs a
- * yielding agent and sees the CPU bound fail.
+ * an idle window ({@link IdleWindow}), each catching what the other cannot: the CPU time of the stack's threads and
+ * the agent's wake-ups. A control test runs a yielding agent and sees the CPU bound fail.
  */
 class IdleAgentTest
 {
     private static final int TCP_PORT = 27900;
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final long IDLE_WINDOW_NS = 2_000_000_000L;
+    private static final Duration IDLE_WINDOW = Duration.ofSeconds(2);
     /**
      * The most of one core an idle stack's threads may use: well below a core (a spinning or yielding agent
      * takes nearly all of one), well above the ~0.1-0.3 % measured here (docs/architecture.md).
@@ -51,12 +48,12 @@ class IdleAgentTest
     @Test
     void anIdleAgentUsesNoCpuAndWakesForItsTimersOnly() throws Exception
     {
-        final Idle idle = idleWindow(stacks.open("i1"), stacks.open("i2"), "127.0.47.1", "127.0.47.2");
+        final IdleWindow.Reading idle = idleWindow(stacks.open("i1"), stacks.open("i2"), "127.0.47.1", "127.0.47.2");
         // info file snapshots every 100 ms, and the heartbeat's probe and answer every second, each followed by
         // parks that grow from 1 ms: about 35 a second here; parks of at most 1 ms made about 1000
-        assertTrue(idle.wakeUps < 100 * idle.seconds, idle.wakeUps + " wake-ups in " + idle.seconds + " s");
+        assertTrue(idle.agentWakeUps() < 100 * idle.seconds(), idle.toString());
         // a spinning or yielding agent wakes rarely (it never parks) but takes a whole core: the CPU bound catches it
-        assertTrue(idle.cpuShare < MAX_IDLE_CPU_SHARE, idle.toString());
+        assertTrue(idle.cpuShare() < MAX_IDLE_CPU_SHARE, idle.toString());
     }
 
     /** The control: the CPU bound catches an agent that never parks. */
@@ -64,9 +61,9 @@ class IdleAgentTest
     void aYieldingAgentFailsTheIdleCpuBound() throws Exception
     {
         final RdsStackConfig.Builder yielding = stacks.config("y1").toBuilder().idleStrategy("yield");
-        final Idle idle = idleWindow(
+        final IdleWindow.Reading idle = idleWindow(
             stacks.open(yielding.build()), stacks.open(yielding.name("y2").build()), "127.0.47.21", "127.0.47.22");
-        assertTrue(idle.cpuShare > MAX_IDLE_CPU_SHARE, idle.toString());
+        assertTrue(idle.cpuShare() > MAX_IDLE_CPU_SHARE, idle.toString());
     }
 
     @Test
@@ -98,21 +95,12 @@ class IdleAgentTest
         assertTrue(medianMs < 20, "median " + medianMs + " ms from send to receive");
     }
 
-    /** What the first of two connected stacks' threads did over an idle window. */
-    private record Idle(double seconds, long wakeUps, double cpuShare)
-    {
-        @Override
-        public String toString()
-        {
-            return String.format("idle agent over %.2f s: %d wake-ups, %.2f%% of a core", seconds, wakeUps, cpuShare * 100);
-        }
-    }
-
     /**
      * Exchanges one message between a socket on each stack, waits until both ends have acked, then measures the
-     * first stack's threads over {@link #IDLE_WINDOW_NS}: wake-ups of its agent and the CPU time of its threads.
+     * first stack over {@link #IDLE_WINDOW}.
      */
-    private Idle idleWindow(final RdsStack a, final RdsStack b, final String ipA, final String ipB) throws Exception
+    private IdleWindow.Reading idleWindow(final RdsStack a, final RdsStack b, final String ipA, final String ipB)
+        throws Exception
     {
         final RdsSocket sa = bound(a, ipA);
         final RdsSocket sb = bound(b, ipB);
@@ -120,19 +108,7 @@ class IdleAgentTest
         assertEquals(sa.localAddress(), sb.receive(ByteBuffer.allocate(8)));
         // both ends acked: the connection is up with nothing queued, so only timers are left
         Await.until(WAIT, () -> sa.sendQueuedBytes() == 0 && unacked(a) == 0 && unacked(b) == 0, () -> "acked");
-
-        final String name = a.config().name();
-        final ThreadWakeUps agent = ThreadWakeUps.of("rds4j-agent-" + name);
-        final ThreadMeter threads = ThreadMeter.ofStacks(name);
-        final long wakeUpsBefore = agent.count();
-        final long cpuBefore = threads.cpuNs();
-        final long start = System.nanoTime();
-        final long until = start + IDLE_WINDOW_NS; // a measurement window
-        Await.until(WAIT, () -> System.nanoTime() - until > 0, () -> "the window");
-        final long elapsedNs = System.nanoTime() - start;
-        final Idle idle = new Idle(elapsedNs / 1e9, agent.count() - wakeUpsBefore, (threads.cpuNs() - cpuBefore) / (double)elapsedNs);
-        System.out.println(idle);
-        return idle;
+        return IdleWindow.measure(IDLE_WINDOW, a.config().name()).get(0);
     }
 
     private record Pair(RdsStack a, RdsStack b, RdsSocket sa, RdsSocket sb)
