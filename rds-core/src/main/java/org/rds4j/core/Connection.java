@@ -3,6 +3,8 @@ package org.rds4j.core;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.rds4j.core.spi.Addresses;
+import org.rds4j.core.spi.ConnectionPath;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportPath;
 import org.rds4j.core.wire.CongestionMap;
@@ -34,7 +36,7 @@ import java.nio.ByteBuffer;
  * Agent thread only. Transports call {@link #onConnected}, {@link #onConnectFailed}, {@link #onPathDown},
  * {@link #onFrame}, {@link #fillTransmit} and {@link #onTransmitted}.
  */
-public final class Connection
+public final class Connection implements ConnectionPath
 {
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
 
@@ -128,12 +130,14 @@ public final class Connection
     }
 
     /** @return the local address of the node pair. */
+    @Override
     public InetAddress localAddress()
     {
         return local.address;
     }
 
     /** @return the peer's address. */
+    @Override
     public InetAddress remoteAddress()
     {
         return remote;
@@ -149,6 +153,18 @@ public final class Connection
     public ConnectionState state()
     {
         return state;
+    }
+
+    @Override
+    public boolean isConnecting()
+    {
+        return state == ConnectionState.CONNECTING;
+    }
+
+    @Override
+    public boolean isUp()
+    {
+        return state == ConnectionState.UP;
     }
 
     long nextTxSequence()
@@ -173,6 +189,7 @@ public final class Connection
      *
      * @param newPath the live transport connection.
      */
+    @Override
     public void onConnected(final TransportPath newPath)
     {
         if (state == ConnectionState.UP)
@@ -214,6 +231,7 @@ public final class Connection
      *
      * @param reason for the log.
      */
+    @Override
     public void onConnectFailed(final String reason)
     {
         if (state != ConnectionState.CONNECTING)
@@ -233,6 +251,7 @@ public final class Connection
      * @param failed the path that failed; ignored if it is no longer this connection's path.
      * @param reason for the log.
      */
+    @Override
     public void onPathDown(final TransportPath failed, final String reason)
     {
         pathDown(failed, reason, false);
@@ -245,6 +264,7 @@ public final class Connection
      * @param failed the path that failed; ignored if it is no longer this connection's path.
      * @param reason what the peer did, for the log.
      */
+    @Override
     public void onPeerMisbehaved(final TransportPath failed, final String reason)
     {
         pathDown(failed, reason, true);
@@ -277,15 +297,25 @@ public final class Connection
         disconnect();
         firstSession = false;
         counters.connReset.incrementOrdered();
-        reconnectWanted = transport.initiatesReconnect(this);
+        reconnectWanted = initiatesReconnect();
         reconnectAtNs = agent.nowNs() + backoff.nextDelayNs();
         agent.onPeerDown(this);
+    }
+
+    /**
+     * The connect rule of the kernel: of two nodes the one with the lower address connects, so that they do not
+     * race; the higher one waits unless it has data to send. A loopback connection's both ends are this stack.
+     */
+    private boolean initiatesReconnect()
+    {
+        return agent.isLoopback(transport) || Addresses.compare(local.address, remote) < 0;
     }
 
     /**
      * The peer asked to be connected to (a TCP poke from a higher address): connect now if down,
      * skipping the backoff delay.
      */
+    @Override
     public void connectIfDown()
     {
         if (state == ConnectionState.DOWN)
@@ -301,6 +331,7 @@ public final class Connection
      *
      * @param reason for the log.
      */
+    @Override
     public void drop(final String reason)
     {
         if (path != null)
@@ -487,6 +518,7 @@ public final class Connection
      * (its ack may then be 0), unless a data frame goes first. For a transport that must send something of
      * its own in a header (IB: a credit update). One frame however often it is asked before it is sent.
      */
+    @Override
     public void requestControlFrame()
     {
         controlFrameWanted = true;
@@ -496,6 +528,7 @@ public final class Connection
      * @return the cumulative ack this side would send now: the highest sequence received, 0 if none (IB puts it
      *         in the connection's private data).
      */
+    @Override
     public long ackSequence()
     {
         return ackValue();
@@ -509,6 +542,7 @@ public final class Connection
      *         read the path's bytes up to the end of that frame and of every frame before it; 0 if there is none
      *         yet. A retransmitted frame proves nothing: the peer may have acked it on an earlier path.
      */
+    @Override
     public long sequenceReadOnPath()
     {
         return highestAck > pathSequenceFloor ? highestAck : 0;
@@ -547,6 +581,7 @@ public final class Connection
      * @param max    most frames to give.
      * @return the number of frames put in {@code frames}, from index 0.
      */
+    @Override
     public int fillTransmit(final ByteBuffer[] frames, final int max)
     {
         int count = 0;
@@ -644,6 +679,7 @@ public final class Connection
      * @param count  the count it returned.
      * @return the number of frames completed.
      */
+    @Override
     public int onTransmitted(final ByteBuffer[] frames, final int count)
     {
         for (int i = 0; i < count; i++)
@@ -706,6 +742,7 @@ public final class Connection
      * @param buffer holds the frame.
      * @param offset of its header; the payload follows it.
      */
+    @Override
     public void onFrame(final DirectBuffer buffer, final int offset)
     {
         lastFrameReceivedNs = agent.nowNs();
@@ -979,6 +1016,7 @@ public final class Connection
      *
      * @param ack the peer's cumulative ack.
      */
+    @Override
     public void onPeerAck(final long ack)
     {
         onAck(ack);

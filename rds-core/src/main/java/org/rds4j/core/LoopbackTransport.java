@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.TransportType;
+import org.rds4j.core.spi.ConnectionPath;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;
 import org.rds4j.core.spi.TransportPath;
@@ -52,12 +53,6 @@ final class LoopbackTransport implements Transport
     {
     }
 
-    @Override
-    public boolean initiatesReconnect(final Connection connection)
-    {
-        return true;
-    }
-
     /** Both ends are this stack: one generation, nothing to tell. */
     @Override
     public boolean startsWithHandshake()
@@ -72,9 +67,15 @@ final class LoopbackTransport implements Transport
     }
 
     @Override
-    public void connect(final Connection connection)
+    public void connect(final ConnectionPath connection)
     {
-        connection.onConnected(new LoopPath(connection));
+        connection.onConnected(new LoopPath((Connection)connection));
+    }
+
+    /** Nothing to break: a loop path cannot fail. */
+    @Override
+    public void abortAll()
+    {
     }
 
     @Override
@@ -109,7 +110,7 @@ final class LoopbackTransport implements Transport
         {
             if (reverse == null)
             {
-                reverse = context.connection(connection.remoteAddress(), connection.localAddress(), LoopbackTransport.this);
+                reverse = (Connection)context.connection(connection.remoteAddress(), connection.localAddress(), LoopbackTransport.this);
             }
             final int count = connection.fillTransmit(frames, FRAMES_PER_TRANSMIT);
             long lastSequence = 0;

@@ -463,6 +463,12 @@ final class StackAgent implements Agent, IdleBounds
         return connectionsByKey.get(new ConnectionKey(socket.endpoint().address, remote, transport));
     }
 
+    /** @return true if {@code transport} is the stack's loopback transport. */
+    boolean isLoopback(final Transport transport)
+    {
+        return transport == loopback;
+    }
+
     void onPeerUp(final Connection connection)
     {
         notifySockets(connection, Notification.Kind.PEER_UP);

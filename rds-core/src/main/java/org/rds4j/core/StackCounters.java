@@ -3,6 +3,7 @@ package org.rds4j.core;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
+import org.rds4j.core.spi.TransportCounters;
 
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
@@ -13,7 +14,7 @@ import java.util.Map;
  * the agent alone updates are incremented with ordered (non-atomic) writes; the few that application
  * threads update use atomic increments. Transports add their own with {@link #newTransportCounter}.
  */
-public final class StackCounters
+public final class StackCounters implements TransportCounters
 {
     /** The stack's own counters and the transports' (about 40 and 15 now), with room to grow. */
     private static final int MAX_COUNTERS = 128;
@@ -164,6 +165,43 @@ public final class StackCounters
      * @throws IllegalArgumentException if a counter has the name already.
      * @throws IllegalStateException    if the counters' memory is full.
      */
+    @Override
+    public AtomicCounter connRefused()
+    {
+        return connRefused;
+    }
+
+    @Override
+    public AtomicCounter connRefusedNotAllowed()
+    {
+        return connRefusedNotAllowed;
+    }
+
+    @Override
+    public AtomicCounter connRefusedRate()
+    {
+        return connRefusedRate;
+    }
+
+    @Override
+    public AtomicCounter connRefusedLimit()
+    {
+        return connRefusedLimit;
+    }
+
+    @Override
+    public AtomicCounter connBadFrame()
+    {
+        return connBadFrame;
+    }
+
+    @Override
+    public AtomicCounter connFrameTimeout()
+    {
+        return connFrameTimeout;
+    }
+
+    @Override
     public AtomicCounter newTransportCounter(final String name)
     {
         if (snapshot().containsKey(name))

@@ -2,7 +2,6 @@ package org.rds4j.core.spi;
 
 import org.rds4j.RdsException;
 import org.rds4j.TransportType;
-import org.rds4j.core.Connection;
 
 import java.net.InetAddress;
 
@@ -49,13 +48,6 @@ public interface Transport extends AutoCloseable
     void addLocalAddress(InetAddress local) throws RdsException;
 
     /**
-     * @param connection a connection of this transport that went down.
-     * @return true if this side re-establishes it on its own; false if the peer does (TCP: the node with
-     *         the lower address connects, so the higher one waits unless it has data to send).
-     */
-    boolean initiatesReconnect(Connection connection);
-
-    /**
      * @return true if a new connection starts with the handshake probe that tells each side the other's
      *         generation (a peer on another node can restart); false for a transport whose peer is this stack.
      */
@@ -69,15 +61,15 @@ public interface Transport extends AutoCloseable
 
     /**
      * Starts establishing a connection; must not block. Later the transport calls
-     * {@link Connection#onConnected(TransportPath)} or {@link Connection#onConnectFailed(String)}.
+     * {@link ConnectionPath#onConnected(TransportPath)} or {@link ConnectionPath#onConnectFailed(String)}.
      *
-     * @param connection in state CONNECTING.
+     * @param connection {@link ConnectionPath#isConnecting() connecting}.
      */
-    void connect(Connection connection);
+    void connect(ConnectionPath connection);
 
     /**
      * Does pending I/O: accepts, connect completions, reads (handing frames to
-     * {@link Connection#onFrame}), writes that were waiting for room.
+     * {@link ConnectionPath#onFrame}), writes that were waiting for room.
      *
      * @param nowNs the agent's clock, {@link System#nanoTime()}.
      * @return the amount of work done, 0 if none.
@@ -109,6 +101,13 @@ public interface Transport extends AutoCloseable
     {
         return null;
     }
+
+    /**
+     * Breaks every live path as a network fault would (TCP: a reset; IB: the queue pair is disconnected); the
+     * connections see their paths go down, reconnect and retransmit. For fault tests and tools. Any thread;
+     * takes effect on the agent's next duty cycle.
+     */
+    void abortAll();
 
     /** Closes listeners and every path. */
     @Override

@@ -1,8 +1,6 @@
 package org.rds4j.core.spi;
 
 import org.rds4j.RdsStackConfig;
-import org.rds4j.core.Connection;
-import org.rds4j.core.StackCounters;
 
 import java.net.InetAddress;
 
@@ -15,17 +13,17 @@ public interface TransportContext
     RdsStackConfig config();
 
     /** @return the stack's counters. */
-    StackCounters counters();
+    TransportCounters counters();
 
     /**
-     * Finds or creates the connection for a node pair on a transport, e.g. for an accepted TCP connection.
+     * Finds or creates the connection path for a node pair on a transport, e.g. for an accepted TCP connection.
      *
      * @param local     a local address the transport serves.
      * @param remote    the peer's address.
      * @param transport the transport asking.
      * @return the connection, or null if no socket of this stack is bound to {@code local}.
      */
-    Connection connection(InetAddress local, InetAddress remote, Transport transport);
+    ConnectionPath connection(InetAddress local, InetAddress remote, Transport transport);
 
     /**
      * Any thread: ends the agent's idle wait so that it runs a duty cycle soon, for a transport whose I/O is

@@ -1,14 +1,14 @@
 package org.rds4j.core.spi;
 
 /**
- * One live transport connection under a {@link org.rds4j.core.Connection}. Agent thread only.
+ * One live transport connection under a {@link ConnectionPath}. Agent thread only.
  */
 public interface TransportPath
 {
     /**
      * Sends what the connection has to send: pulls frames with
-     * {@link org.rds4j.core.Connection#fillTransmit} and reports them with
-     * {@link org.rds4j.core.Connection#onTransmitted}, as far as the transport has room.
+     * {@link ConnectionPath#fillTransmit} and reports them with
+     * {@link ConnectionPath#onTransmitted}, as far as the transport has room.
      *
      * @return the number of frames fully sent.
      */
@@ -27,7 +27,7 @@ public interface TransportPath
 
     /**
      * For a peer that sends no RDS acks (the kernel's rds_tcp, which counts what TCP acked as delivered):
-     * from now on, report each sequenced frame with {@link org.rds4j.core.Connection#onPeerAck} once the
+     * from now on, report each sequenced frame with {@link ConnectionPath#onPeerAck} once the
      * transport knows the peer's host has it; {@code false} stops the reports.
      *
      * @param on start or stop.

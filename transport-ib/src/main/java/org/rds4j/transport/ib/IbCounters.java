@@ -1,7 +1,7 @@
 package org.rds4j.transport.ib;
 
 import org.agrona.concurrent.status.AtomicCounter;
-import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.TransportCounters;
 
 /**
  * The IB transport's counters, registered with the stack's so that {@code counters()} and {@code rds info}
@@ -36,7 +36,7 @@ final class IbCounters
      */
     final AtomicCounter connectRaced;
 
-    IbCounters(final StackCounters counters)
+    IbCounters(final TransportCounters counters)
     {
         postSend = counters.newTransportCounter("ib_post_send");
         postRecv = counters.newTransportCounter("ib_post_recv");

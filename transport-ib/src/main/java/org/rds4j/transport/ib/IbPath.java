@@ -1,8 +1,8 @@
 package org.rds4j.transport.ib;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.rds4j.core.Connection;
-import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.ConnectionPath;
+import org.rds4j.core.spi.TransportCounters;
 import org.rds4j.core.spi.TransportPath;
 import org.rds4j.core.wire.RdsHeader;
 import org.rds4j.transport.ib.verbs.CmId;
@@ -52,12 +52,12 @@ final class IbPath implements TransportPath
     }
 
     final IbTransport transport;
-    final Connection connection;
+    final ConnectionPath connection;
     final CmId id;
     final boolean active;
     final int tag;
     final long deadlineNs;
-    private final StackCounters counters;
+    private final TransportCounters counters;
     private final int sendSlots;
     private final int receiveSlots;
     private final IbCredits credits;
@@ -79,7 +79,7 @@ final class IbPath implements TransportPath
     /** Generation of the event thread's fd set without this path's CQ; its CQ is destroyed once it is seen. */
     long retiredGeneration;
 
-    IbPath(final IbTransport transport, final Connection connection, final CmId id, final boolean active,
+    IbPath(final IbTransport transport, final ConnectionPath connection, final CmId id, final boolean active,
         final int tag, final long deadlineNs)
     {
         this.transport = transport;
@@ -454,7 +454,7 @@ final class IbPath implements TransportPath
 
     private void badFrame(final String why)
     {
-        counters.connBadFrame.incrementOrdered();
+        counters.connBadFrame().incrementOrdered();
         fail("bad frame: " + why, true);
     }
 

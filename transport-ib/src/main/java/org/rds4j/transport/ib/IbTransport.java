@@ -5,9 +5,8 @@ import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
-import org.rds4j.core.Connection;
-import org.rds4j.core.ConnectionState;
-import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.ConnectionPath;
+import org.rds4j.core.spi.TransportCounters;
 import org.rds4j.core.spi.Addresses;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;
@@ -40,7 +39,7 @@ import static org.rds4j.transport.ib.verbs.VerbsLayout.*;
  * data; messages cut into 4 KiB fragments each carrying a header copy; credit flow control; every header
  * checksummed. See {@code docs/transport-ib.md}.
  * <p>
- * Connection rules: the node with the lower address reconnects after a drop; a higher node with messages to
+ * ConnectionPath rules: the node with the lower address reconnects after a drop; a higher node with messages to
  * send connects too. Crossed connects (both sides' requests in flight) are resolved by address: the request
  * from the lower address wins; the higher side drops its own attempt, and the lower side rejects the higher's
  * request. A request for a connection that is already up means the peer lost it: the request is rejected and
@@ -68,7 +67,7 @@ public final class IbTransport implements Transport
     private static final int MAX_WATCHED = 1024;
 
     final TransportContext context;
-    final StackCounters counters;
+    final TransportCounters counters;
     final int sendSlots;
     final int receiveSlots;
     /** This transport's counters; null while IB is unavailable, so that a stack without it lists none. */
@@ -85,7 +84,7 @@ public final class IbTransport implements Transport
     private final Map<Long, InetAddress> listenerAddresses = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Map<Long, IbPath> pathsById = new HashMap<>();
-    private final Map<Connection, IbPath> pathsByConnection = new IdentityHashMap<>();
+    private final Map<ConnectionPath, IbPath> pathsByConnection = new IdentityHashMap<>();
     private final List<IbPath> paths = new ArrayList<>();
     private final List<IbPath> retired = new ArrayList<>();
     private final IbPrivateData privateData = new IbPrivateData();
@@ -299,12 +298,6 @@ public final class IbTransport implements Transport
     }
 
     @Override
-    public boolean initiatesReconnect(final Connection connection)
-    {
-        return Addresses.compare(connection.localAddress(), connection.remoteAddress()) < 0;
-    }
-
-    @Override
     public boolean checksumsHeaders()
     {
         return true;
@@ -315,7 +308,8 @@ public final class IbTransport implements Transport
      * state, and destroyed); both sides see the connection drop, reconnect and retransmit. Thread safe; takes
      * effect on the agent's next duty cycle.
      */
-    public void abortConnections()
+    @Override
+    public void abortAll()
     {
         tasks.add(() ->
         {
@@ -336,13 +330,13 @@ public final class IbTransport implements Transport
     // ------------------------------------------------------------------ connecting
 
     @Override
-    public void connect(final Connection connection)
+    public void connect(final ConnectionPath connection)
     {
         final InetAddress local = connection.localAddress();
         final InetAddress remote = connection.remoteAddress();
         if (!allowedPeers.allows(remote))
         {
-            counters.connRefusedNotAllowed.incrementOrdered();
+            counters.connRefusedNotAllowed().incrementOrdered();
             connection.onConnectFailed("peer outside allowedPeers");
             return;
         }
@@ -388,7 +382,7 @@ public final class IbTransport implements Transport
     /** A path that never came up failed (rejected, unreachable, timed out, bad private data). */
     void onAttemptFailed(final IbPath path, final String reason)
     {
-        if (path.connection.state() == ConnectionState.CONNECTING && !pathsByConnection.containsKey(path.connection))
+        if (path.connection.isConnecting() && !pathsByConnection.containsKey(path.connection))
         {
             path.connection.onConnectFailed(reason);
         }
@@ -671,14 +665,14 @@ public final class IbTransport implements Transport
         }
         if (!allowedPeers.allows(remote))
         {
-            counters.connRefusedNotAllowed.incrementOrdered();
+            counters.connRefusedNotAllowed().incrementOrdered();
             reject(id, "peer outside allowedPeers");
             return;
         }
-        final Connection connection = context.connection(local, remote, this);
+        final ConnectionPath connection = context.connection(local, remote, this);
         if (connection == null)
         {
-            counters.connRefused.incrementOrdered();
+            counters.connRefused().incrementOrdered();
             reject(id, "no socket bound to " + local.getHostAddress());
             return;
         }
@@ -688,7 +682,7 @@ public final class IbTransport implements Transport
             if (existing.isEstablished())
             {
                 // the peer connects only when it has no connection: ours is stale
-                counters.connRefused.incrementOrdered();
+                counters.connRefused().incrementOrdered();
                 reject(id, "connection already up");
                 connection.drop("the peer connected again");
                 return;
@@ -699,7 +693,7 @@ public final class IbTransport implements Transport
             }
             if (existing.active && Addresses.compare(remote, local) > 0)
             {
-                counters.connRefused.incrementOrdered();
+                counters.connRefused().incrementOrdered();
                 reject(id, "crossed connect: the lower address's request wins");
                 return;
             }
@@ -707,9 +701,9 @@ public final class IbTransport implements Transport
             pathsByConnection.remove(connection);
             existing.close();
         }
-        if (connection.state() == ConnectionState.UP)
+        if (connection.isUp())
         {
-            counters.connRefused.incrementOrdered();
+            counters.connRefused().incrementOrdered();
             reject(id, "connection already up on another path");
             connection.drop("the peer connected again");
             return;

@@ -642,7 +642,7 @@ public final class IbStackTests
                     continue; // still reconnecting from the last abort
                 }
                 final long before = a.counters().get("conn_reset") + b.counters().get("conn_reset");
-                ((IbTransport)(aborts % 2 == 0 ? a : b).transport("ib")).abortConnections();
+                (aborts % 2 == 0 ? a : b).transport("ib").abortAll();
                 // an abort that races a reconnect may find nothing to tear down: only a counted reset counts
                 if (Await.within(Duration.ofSeconds(5), () -> a.counters().get("conn_reset") + b.counters().get("conn_reset") > before))
                 {

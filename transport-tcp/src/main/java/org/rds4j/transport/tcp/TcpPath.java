@@ -2,8 +2,8 @@ package org.rds4j.transport.tcp;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.rds4j.core.Connection;
-import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.ConnectionPath;
+import org.rds4j.core.spi.TransportCounters;
 import org.rds4j.core.spi.TransportPath;
 import org.rds4j.core.wire.RdsHeader;
 import org.slf4j.Logger;
@@ -54,9 +54,9 @@ final class TcpPath implements TransportPath
      */
     private static final int READ_BYTES_PER_CYCLE = 64 * 1024;
 
-    private final Connection connection;
+    private final ConnectionPath connection;
     private final SocketChannel channel;
-    private final StackCounters counters;
+    private final TransportCounters counters;
     private final AtomicCounter sndbufFull;
     private final AtomicCounter zeroCopyBytes;
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
@@ -106,7 +106,7 @@ final class TcpPath implements TransportPath
     /**
      * @param sendRingBytes bytes of shared memory to stage frames in for zero-copy writes, 0 for none.
      */
-    TcpPath(final Connection connection, final SocketChannel channel, final StackCounters counters,
+    TcpPath(final ConnectionPath connection, final SocketChannel channel, final TransportCounters counters,
         final AtomicCounter sndbufFull, final AtomicCounter zeroCopyBytes, final int sendRingBytes)
     {
         this.zeroCopyBytes = zeroCopyBytes;
@@ -488,7 +488,7 @@ final class TcpPath implements TransportPath
         final int verdict = reader.invalidVerdict();
         if (verdict != RdsHeader.VALID)
         {
-            counters.connBadFrame.incrementOrdered();
+            counters.connBadFrame().incrementOrdered();
             misbehaved("bad frame: " + RdsHeader.describeValidation(verdict));
             return frames;
         }
@@ -557,7 +557,7 @@ final class TcpPath implements TransportPath
     /** Drops the connection because a frame did not complete in time (a stalled or slowloris peer). */
     void dropForFrameTimeout(final long timeoutNs)
     {
-        counters.connFrameTimeout.incrementOrdered();
+        counters.connFrameTimeout().incrementOrdered();
         misbehaved("a frame stayed incomplete (" + reader.buffered() + " of its bytes received) for " +
             TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
     }

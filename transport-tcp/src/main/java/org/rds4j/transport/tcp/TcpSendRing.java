@@ -127,7 +127,7 @@ final class TcpSendRing implements AutoCloseable
     /**
      * Frees every region that a frame the peer has read ended after.
      *
-     * @param sequenceRead {@link org.rds4j.core.Connection#sequenceReadOnPath()}.
+     * @param sequenceRead {@link org.rds4j.core.spi.ConnectionPath#sequenceReadOnPath()}.
      */
     void release(final long sequenceRead)
     {

@@ -7,9 +7,8 @@ import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
-import org.rds4j.core.Connection;
-import org.rds4j.core.ConnectionState;
-import org.rds4j.core.StackCounters;
+import org.rds4j.core.spi.ConnectionPath;
+import org.rds4j.core.spi.TransportCounters;
 import org.rds4j.core.spi.Addresses;
 import org.rds4j.core.spi.IdleWaiter;
 import org.rds4j.core.spi.Transport;
@@ -50,7 +49,7 @@ import java.util.function.Consumer;
  * over TCP as over IB, so a message leaves the sender's retransmission list only once the peer's stack has
  * it. Headers are not checksummed (TCP checks the bytes), as in the kernel.
  * <p>
- * Threading: {@link #addLocalAddress} and {@link #abortConnections} may be called from any thread; all I/O
+ * Threading: {@link #addLocalAddress} and {@link #abortAll} may be called from any thread; all I/O
  * runs on the agent thread in {@link #doWork}, with a non-blocking {@link Selector}.
  */
 public final class TcpTransport implements Transport
@@ -77,7 +76,7 @@ public final class TcpTransport implements Transport
 
     private final TransportContext context;
     private final RdsStackConfig config;
-    private final StackCounters counters;
+    private final TransportCounters counters;
     /** Writes the socket took only in part: it waits for room (kernel {@code tcp_sndbuf_full}). */
     private final AtomicCounter sndbufFull;
     /** Bytes sent with {@code sendfile} from the paths' send rings instead of copied into the socket. */
@@ -152,13 +151,13 @@ public final class TcpTransport implements Transport
     /** A connect in progress, or a poke waiting for the peer to connect back. */
     private static final class ConnectAttempt
     {
-        final Connection connection;
+        final ConnectionPath connection;
         final SocketChannel channel;
         final boolean poke;
         final long deadlineNs;
         boolean awaitingPeer;
 
-        ConnectAttempt(final Connection connection, final SocketChannel channel, final boolean poke, final long deadlineNs)
+        ConnectAttempt(final ConnectionPath connection, final SocketChannel channel, final boolean poke, final long deadlineNs)
         {
             this.connection = connection;
             this.channel = channel;
@@ -288,12 +287,6 @@ public final class TcpTransport implements Transport
     }
 
     @Override
-    public boolean initiatesReconnect(final Connection connection)
-    {
-        return Addresses.compare(connection.localAddress(), connection.remoteAddress()) < 0;
-    }
-
-    @Override
     public boolean checksumsHeaders()
     {
         return false;
@@ -303,7 +296,8 @@ public final class TcpTransport implements Transport
      * Resets every TCP connection (RST) as a network fault would; the connections reconnect and retransmit.
      * Thread safe; takes effect on the agent's next duty cycle.
      */
-    public void abortConnections()
+    @Override
+    public void abortAll()
     {
         tasks.add(() ->
         {
@@ -316,13 +310,13 @@ public final class TcpTransport implements Transport
     }
 
     @Override
-    public void connect(final Connection connection)
+    public void connect(final ConnectionPath connection)
     {
         final InetAddress local = connection.localAddress();
         final InetAddress remote = connection.remoteAddress();
         if (!allowedPeers.allows(remote))
         {
-            counters.connRefusedNotAllowed.incrementOrdered();
+            counters.connRefusedNotAllowed().incrementOrdered();
             if (notAllowedFirstTime(remote))
             {
                 LOG.warn("not connecting to {}: outside allowedPeers {}", remote.getHostAddress(), allowedPeers);
@@ -572,7 +566,7 @@ public final class TcpTransport implements Transport
         for (int i = attempts.size() - 1; i >= 0; i--)
         {
             final ConnectAttempt attempt = attempts.get(i);
-            if (attempt.connection.state() != ConnectionState.CONNECTING)
+            if (!attempt.connection.isConnecting())
             {
                 attempts.remove(i);
             }
@@ -629,26 +623,26 @@ public final class TcpTransport implements Transport
             return;
         }
         final int order = Addresses.compare(remote, local);
-        final Connection connection = order == 0 ? null : context.connection(local, remote, this);
+        final ConnectionPath connection = order == 0 ? null : context.connection(local, remote, this);
         if (connection != null)
         {
             knownPairs.add(new Pair(local, remote));
         }
         if (connection == null)
         {
-            counters.connRefused.incrementOrdered();
+            counters.connRefused().incrementOrdered();
             closeQuietly(channel);
             return;
         }
         if (order > 0)
         {
             // a higher node asks us to connect: close unread, then connect back
-            counters.connRefused.incrementOrdered();
+            counters.connRefused().incrementOrdered();
             closeQuietly(channel);
             connection.connectIfDown();
             return;
         }
-        if (connection.state() == ConnectionState.UP)
+        if (connection.isUp())
         {
             // The lower node connects only when it has no connection, so ours is stale (its reset was lost, or
             // the peer restarted): drop it, after reading what arrived on it, and take the newcomer as the path.
@@ -686,7 +680,7 @@ public final class TcpTransport implements Transport
         final PeerRecord record = peerRecords.computeIfAbsent(remote, r -> new PeerRecord());
         if (!allowedPeers.allows(remote))
         {
-            counters.connRefusedNotAllowed.incrementOrdered();
+            counters.connRefusedNotAllowed().incrementOrdered();
             if (!record.notAllowedLogged)
             {
                 record.notAllowedLogged = true;
@@ -698,7 +692,7 @@ public final class TcpTransport implements Transport
         {
             if (nowNs - record.blockedUntilNs < 0)
             {
-                counters.connRefusedRate.incrementOrdered();
+                counters.connRefusedRate().incrementOrdered();
                 return true;
             }
             record.blocked = false;
@@ -713,14 +707,14 @@ public final class TcpTransport implements Transport
         {
             record.blocked = true;
             record.blockedUntilNs = nowNs + PEER_BLOCK_NS;
-            counters.connRefusedRate.incrementOrdered();
+            counters.connRefusedRate().incrementOrdered();
             LOG.warn("refusing connections from {} for {} s: more than {} per second", remote.getHostAddress(),
                 TimeUnit.NANOSECONDS.toSeconds(PEER_BLOCK_NS), config.peerConnectRate());
             return true;
         }
         if (knownPairs.size() >= config.maxPeers() && !knownPairs.contains(new Pair(local, remote)))
         {
-            counters.connRefusedLimit.incrementOrdered();
+            counters.connRefusedLimit().incrementOrdered();
             limitRefusalsUnlogged++;
             if (!limitLogged || nowNs - limitLoggedAtNs >= LIMIT_LOG_INTERVAL_NS)
             {

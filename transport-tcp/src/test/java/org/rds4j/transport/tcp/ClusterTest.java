@@ -236,7 +236,7 @@ class ClusterTest
                 final CoreStack victim = stacks.get(ThreadLocalRandom.current().nextInt(NODES));
                 if (ThreadLocalRandom.current().nextBoolean())
                 {
-                    ((TcpTransport)victim.transport("tcp")).abortConnections();
+                    victim.transport("tcp").abortAll();
                 }
                 else
                 {

@@ -266,7 +266,7 @@ class HostileInputTest
             .filter(c -> !c.remote().equals(address(200)) && !c.remote().equals(address(201))).count();
         assertEquals(maxPeers - 1, strangerConnections, "connections kept for strangers: " + victim.connections());
         // the pair the victim already has is not refused: the honest sender reconnects after a reset
-        transport().abortConnections();
+        transport().abortAll();
         traffic.assertFlowing();
         assertEquals(refused, delta(before, "conn_refused_limit"));
     }

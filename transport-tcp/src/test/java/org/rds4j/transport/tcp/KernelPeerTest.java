@@ -224,7 +224,7 @@ class KernelPeerTest
             kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
         }
         kernel.awaitAcked(T);
-        ((TcpTransport)((org.rds4j.core.CoreStack)stack).transport("tcp")).abortConnections();
+        ((org.rds4j.core.CoreStack)stack).transport("tcp").abortAll();
         stack.invoke(); // the abort runs first in the cycle: the path is reset after it has been drained
         assertEquals(1, counter("conn_reset"));
         for (int i = 1; i <= count; i++)
