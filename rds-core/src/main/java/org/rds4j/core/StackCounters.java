@@ -155,16 +155,6 @@ public final class StackCounters implements TransportCounters
         connRefusedLimit = manager.newCounter("conn_refused_limit");
     }
 
-    /**
-     * Registers a counter of a transport's own, listed after the stack's by {@link #snapshot()}, by the stack's
-     * {@code counters()} and by {@code rds info}. Call it while the transport is created (the stack's
-     * constructor), not later: registration is not thread-safe.
-     *
-     * @param name unique, prefixed by the transport as the kernel's statistics are ({@code ib_}, {@code tcp_}).
-     * @return the counter, at zero.
-     * @throws IllegalArgumentException if a counter has the name already.
-     * @throws IllegalStateException    if the counters' memory is full.
-     */
     @Override
     public AtomicCounter connRefused()
     {
@@ -201,6 +191,16 @@ public final class StackCounters implements TransportCounters
         return connFrameTimeout;
     }
 
+    /**
+     * Registers a counter of a transport's own, listed after the stack's by {@link #snapshot()}, by the stack's
+     * {@code counters()} and by {@code rds info}. Call it while the transport is created (the stack's
+     * constructor), not later: registration is not thread-safe.
+     *
+     * @param name unique, prefixed by the transport as the kernel's statistics are ({@code ib_}, {@code tcp_}).
+     * @return the counter, at zero.
+     * @throws IllegalArgumentException if a counter has the name already.
+     * @throws IllegalStateException    if the counters' memory is full.
+     */
     @Override
     public AtomicCounter newTransportCounter(final String name)
     {
