@@ -85,7 +85,8 @@ public final class CoreStack implements RdsStack
         agent.infoFile(infoFile);
         this.wakeSignal = new WakeSignal(options.nanoClock());
         final IdleStrategy idle = options.idleStrategy() == null ?
-            IdleStrategies.parse(config.idleStrategy(), wakeSignal) : IdleStrategies.wakeable(options.idleStrategy(), wakeSignal);
+            IdleStrategies.parse(config.idleStrategy(), wakeSignal) :
+            IdleStrategies.wakeable(options.idleStrategy(), wakeSignal);
         if (idle instanceof ParkingBackoffIdleStrategy)
         {
             // rds4j's own strategy parks through the signal: let the first transport that can block on its

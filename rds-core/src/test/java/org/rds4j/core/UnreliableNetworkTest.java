@@ -94,7 +94,8 @@ class UnreliableNetworkTest
             final int n = payload.getInt(payload.position());
             if (n != expected[0] || payload.remaining() != 16 + n % 200 || !from.equals(sa.localAddress()))
             {
-                errors.add("expected " + expected[0] + ", got " + n + " (" + payload.remaining() + " B from " + from + ")");
+                errors.add("expected " + expected[0] + ", got " + n + " (" + payload.remaining() + " B from " + from +
+                    ")");
             }
             expected[0]++;
         };
