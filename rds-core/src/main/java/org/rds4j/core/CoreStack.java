@@ -27,16 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 
 /**
- * The rds4j stack: transports found with {@link ServiceLoader}, a loopback transport, local endpoints with
+ * The rds4j stack: transports found with {@link ServiceLoader} (or given in {@link StackOptions}), a loopback
+ * transport, local endpoints with
  * their congestion maps, counters, and one {@link StackAgent} with the configured idle strategy.
  * <p>
  * Threads: with {@link Threading#AGENT} the agent runs on its own thread ({@code rds4j-agent-<name>}) and
@@ -65,9 +60,10 @@ public final class CoreStack implements RdsStack
     private final Thread agentThread;
     /** INVOKER mode: runs the duty cycle on application threads; null in AGENT mode. */
     private final Invoker invoker;
+    private final AgentCalls calls;
     private volatile boolean closed;
 
-    private CoreStack(final RdsStackConfig config, final IdleStrategy idle, final WakeSignal wakeSignal)
+    private CoreStack(final RdsStackConfig config, final StackOptions options)
     {
         this.config = config;
         this.infoFile = StackInfoFile.open(config);
@@ -75,16 +71,22 @@ public final class CoreStack implements RdsStack
         this.pool = new MessagePool(counters.poolAlloc);
         final TransportContext context = new Context();
         final List<Transport> found = new ArrayList<>();
-        for (final TransportFactory factory : ServiceLoader.load(TransportFactory.class, CoreStack.class.getClassLoader()))
+        final Iterable<TransportFactory> factories = options.transports() != null ? options.transports() :
+            ServiceLoader.load(TransportFactory.class, CoreStack.class.getClassLoader());
+        for (final TransportFactory factory : factories)
         {
             found.add(factory.create(context));
         }
         final LoopbackTransport loopback = new LoopbackTransport(context);
         found.add(loopback);
         this.transports = Collections.unmodifiableList(found);
-        this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps);
+        this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps,
+            options.nanoClock(), options.epochClock());
         agent.infoFile(infoFile);
-        this.wakeSignal = wakeSignal;
+        this.wakeSignal = new WakeSignal(options.nanoClock());
+        final IdleStrategy idle = options.idleStrategy() == null ?
+            IdleStrategies.parse(config.idleStrategy(), wakeSignal) :
+            IdleStrategies.wakeable(options.idleStrategy(), wakeSignal);
         if (idle instanceof ParkingBackoffIdleStrategy)
         {
             // rds4j's own strategy parks through the signal: let the first transport that can block on its
@@ -113,6 +115,7 @@ public final class CoreStack implements RdsStack
                 return thread;
             });
         }
+        this.calls = new AgentCalls(this, invoker, agentThread);
         LOG.debug("{} started ({}) with transports {}", config.name(), config.threading(),
             transports.stream().map(Transport::name).toList());
     }
@@ -125,8 +128,7 @@ public final class CoreStack implements RdsStack
      */
     public static CoreStack open(final RdsStackConfig config)
     {
-        final WakeSignal signal = new WakeSignal();
-        return new CoreStack(config, IdleStrategies.parse(config.idleStrategy(), signal), signal);
+        return open(config, new StackOptions());
     }
 
     /**
@@ -138,8 +140,19 @@ public final class CoreStack implements RdsStack
      */
     public static CoreStack open(final RdsStackConfig config, final IdleStrategy idleStrategy)
     {
-        final WakeSignal signal = new WakeSignal();
-        return new CoreStack(config, IdleStrategies.wakeable(idleStrategy, signal), signal);
+        return open(config, new StackOptions().idleStrategy(idleStrategy));
+    }
+
+    /**
+     * Opens a stack with options beyond the configuration: clocks, an idle strategy, the transports.
+     *
+     * @param config  the configuration.
+     * @param options the clocks, idle strategy and transports; read here only.
+     * @return a running stack.
+     */
+    public static CoreStack open(final RdsStackConfig config, final StackOptions options)
+    {
+        return new CoreStack(config, options);
     }
 
     @Override
@@ -177,68 +190,10 @@ public final class CoreStack implements RdsStack
         return invoker.invoke();
     }
 
-    /**
-     * A blocking send has queued its message: in INVOKER mode, runs one duty cycle if no other thread is
-     * running one, so that the message goes out now (a blocking application need not call {@link #invoke()});
-     * nothing in AGENT mode, where the send has woken the agent.
-     */
-    void afterBlockingSend()
-    {
-        if (invoker != null)
-        {
-            invoker.invoke();
-        }
-    }
-
-    /**
-     * A blocking call's wait has ended: in INVOKER mode, wakes threads waiting to run the duty cycle, since
-     * this thread may have been running it for them.
-     */
-    void endWait()
-    {
-        if (invoker != null)
-        {
-            invoker.leave();
-        }
-    }
-
-    /**
-     * Application threads, in place of parking in a blocking call: in AGENT mode parks until unparked (by the
-     * agent) or the deadline; in INVOKER mode runs a duty cycle, or parks briefly while another thread runs
-     * one (see {@link Invoker#await}).
-     *
-     * @param timeoutNs  the call's timeout, 0 for none.
-     * @param deadlineNs when it expires (with a timeout).
-     * @return 0 to check again, {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}.
-     */
-    int await(final long timeoutNs, final long deadlineNs)
-    {
-        if (invoker != null)
-        {
-            return invoker.await(timeoutNs, deadlineNs);
-        }
-        if (Thread.currentThread().isInterrupted())
-        {
-            return RdsResult.EINTR;
-        }
-        if (timeoutNs == 0)
-        {
-            LockSupport.park();
-            return 0;
-        }
-        final long remainingNs = deadlineNs - System.nanoTime();
-        if (remainingNs <= 0)
-        {
-            return RdsResult.ETIMEDOUT;
-        }
-        LockSupport.parkNanos(remainingNs);
-        return 0;
-    }
-
     @Override
     public List<ConnectionInfo> connections()
     {
-        return closed ? List.of() : call(StackAgent::connectionInfos);
+        return closed ? List.of() : calls.call(StackAgent::connectionInfos);
     }
 
     /**
@@ -247,7 +202,7 @@ public final class CoreStack implements RdsStack
      */
     public void dropConnections()
     {
-        call(stackAgent ->
+        calls.call(stackAgent ->
         {
             stackAgent.dropConnections();
             return null;
@@ -280,6 +235,18 @@ public final class CoreStack implements RdsStack
     public StackCounters stackCounters()
     {
         return counters;
+    }
+
+    /** @return how application threads wait for the agent (blocking calls, calls run on the agent). */
+    AgentCalls calls()
+    {
+        return calls;
+    }
+
+    /** @return whether {@link #close()} has begun. */
+    boolean isClosed()
+    {
+        return closed;
     }
 
     MessagePool pool()
@@ -349,102 +316,6 @@ public final class CoreStack implements RdsStack
     void wakeAgent()
     {
         wakeSignal.wake();
-    }
-
-    /**
-     * Runs a function on the agent and waits for its result. In INVOKER mode the calling thread runs duty
-     * cycles until the function has run (or parks briefly while another thread runs them), so the call needs
-     * nobody else to drive the stack.
-     */
-    <T> T call(final Function<StackAgent, T> function)
-    {
-        final CompletableFuture<T> result = new CompletableFuture<>();
-        final Thread caller = invoker == null ? null : Thread.currentThread();
-        send(stackAgent ->
-        {
-            try
-            {
-                result.complete(function.apply(stackAgent));
-            }
-            catch (final RuntimeException ex)
-            {
-                result.completeExceptionally(ex);
-            }
-            if (caller != null)
-            {
-                // a caller parked as a follower while another thread ran this: end its park now
-                LockSupport.unpark(caller);
-            }
-        });
-        return invoker == null ? awaitAgent(result) : awaitInvoked(result);
-    }
-
-    private <T> T awaitAgent(final CompletableFuture<T> result)
-    {
-        while (true)
-        {
-            try
-            {
-                return result.get(100, TimeUnit.MILLISECONDS);
-            }
-            catch (final TimeoutException ex)
-            {
-                if (closed && !agentThread.isAlive())
-                {
-                    throw new IllegalStateException("stack " + config.name() + " is closed");
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the stack's agent", ex);
-            }
-            catch (final ExecutionException ex)
-            {
-                throw (RuntimeException)ex.getCause();
-            }
-        }
-    }
-
-    private <T> T awaitInvoked(final CompletableFuture<T> result)
-    {
-        try
-        {
-            while (!result.isDone())
-            {
-                if (invoker.isClosed())
-                {
-                    // the agent's close runs every queued command: this one was queued after it
-                    if (result.isDone())
-                    {
-                        break;
-                    }
-                    throw new IllegalStateException("stack " + config.name() + " is closed");
-                }
-                if (invoker.await(0, 0) == RdsResult.EINTR)
-                {
-                    throw new IllegalStateException("interrupted while waiting for the stack's agent");
-                }
-            }
-        }
-        finally
-        {
-            invoker.leave();
-        }
-        try
-        {
-            return result.get();
-        }
-        catch (final InterruptedException ex)
-        {
-            // not reached: the result is complete, so get does not wait
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the stack's agent", ex);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw (RuntimeException)ex.getCause();
-        }
     }
 
     void onSocketClosed(final RdsSocketImpl socket)

@@ -11,7 +11,7 @@ interface IdleBounds
     boolean hasQueuedInput();
 
     /**
-     * @param nowNs the current {@link System#nanoTime()}.
+     * @param nowNs the stack's clock now ({@link StackOptions#nanoClock()}).
      * @return the latest time for the next duty cycle, or {@link org.rds4j.core.spi.Transport#NO_DEADLINE}.
      */
     long idleDeadlineNs(long nowNs);

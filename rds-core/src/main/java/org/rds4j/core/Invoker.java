@@ -98,6 +98,7 @@ final class Invoker
         long parkNs = FOLLOWER_PARK_NS;
         if (timeoutNs != 0)
         {
+            // the caller's timeout is the application's, on System.nanoTime, not on the stack's clock
             final long remainingNs = deadlineNs - System.nanoTime();
             if (remainingNs <= 0)
             {

@@ -37,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * and hand them to the agent through a lock-free queue; the agent hands received messages back through
  * another. Send-buffer and receive-buffer bytes are counted with atomics both sides update.
  * <p>
- * A call that waits registers in {@link Waiters} and calls {@link CoreStack#await}: in AGENT mode that parks
+ * A call that waits registers in {@link Waiters} and calls {@link AgentCalls#await}: in AGENT mode that parks
  * until the agent wakes it; in INVOKER mode it runs the agent's duty cycle on the waiting thread (or parks
  * briefly while another thread runs it). Non-blocking calls never run a duty cycle in either mode.
  */
@@ -194,7 +194,7 @@ final class RdsSocketImpl implements RdsSocket
         {
             if (blocking)
             {
-                stack.afterBlockingSend();
+                stack.calls().afterBlockingSend();
             }
             return result;
         }
@@ -225,14 +225,14 @@ final class RdsSocketImpl implements RdsSocket
                 final int result = trySend(src, destination, length, sport);
                 if (result >= 0)
                 {
-                    stack.afterBlockingSend();
+                    stack.calls().afterBlockingSend();
                     return result;
                 }
                 if (result == RdsResult.EMSGSIZE)
                 {
                     return result;
                 }
-                final int waited = stack.await(timeoutNs, deadlineNs);
+                final int waited = stack.calls().await(timeoutNs, deadlineNs);
                 if (waited < 0)
                 {
                     return waited;
@@ -242,7 +242,7 @@ final class RdsSocketImpl implements RdsSocket
         finally
         {
             sendWaiters.remove(me);
-            stack.endWait();
+            stack.calls().endWait();
         }
     }
 
@@ -339,7 +339,7 @@ final class RdsSocketImpl implements RdsSocket
         {
             return RdsResult.EINVAL;
         }
-        return stack.call(agent -> agent.cancel(this, destination));
+        return stack.calls().call(agent -> agent.cancel(this, destination));
     }
 
     // ---------------------------------------------------------------- receive
@@ -388,7 +388,7 @@ final class RdsSocketImpl implements RdsSocket
             {
                 ensureOpen();
                 final InetSocketAddress sender = receiveNow(dst);
-                if (sender != null || stack.await(timeoutNs, deadlineNs) < 0)
+                if (sender != null || stack.calls().await(timeoutNs, deadlineNs) < 0)
                 {
                     return sender;
                 }
@@ -397,7 +397,7 @@ final class RdsSocketImpl implements RdsSocket
         finally
         {
             receiveWaiters.remove(me);
-            stack.endWait();
+            stack.calls().endWait();
         }
     }
 

@@ -2,6 +2,8 @@ package org.rds4j.core;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 import org.rds4j.RdsStack;
@@ -49,13 +51,15 @@ final class StackAgent implements Agent, IdleBounds
     private final ArrayList<RdsSocketImpl> socketsToWake = new ArrayList<>();
     private final CongestionMap.PortConsumer onPeerPortFreed = this::onPeerPortFreed;
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
+    private final NanoClock clock;
+    private final EpochClock epochClock;
     private InetAddress updatingPeer;
-    private long nowNs = System.nanoTime();
+    private long nowNs;
     /** Duty cycles begun. */
     private long cycle;
     /** The info file snapshots go to (null: none), and when the next is due. */
     private StackInfoFile infoFile;
-    private long nextInfoSnapshotNs = nowNs;
+    private long nextInfoSnapshotNs;
     private volatile boolean closing;
 
     private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
@@ -69,9 +73,15 @@ final class StackAgent implements Agent, IdleBounds
         final List<Transport> transports,
         final Transport loopback,
         final Map<InetAddress, LocalEndpoint> endpoints,
-        final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps)
+        final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps,
+        final NanoClock clock,
+        final EpochClock epochClock)
     {
         this.config = config;
+        this.clock = clock;
+        this.epochClock = epochClock;
+        this.nowNs = clock.nanoTime();
+        this.nextInfoSnapshotNs = nowNs;
         this.counters = counters;
         this.pool = pool;
         this.transports = transports;
@@ -97,7 +107,7 @@ final class StackAgent implements Agent, IdleBounds
         return roleName;
     }
 
-    /** @return the clock read at the start of this duty cycle. */
+    /** @return the stack's clock ({@link StackOptions#nanoClock()}) read at the start of this duty cycle. */
     long nowNs()
     {
         return nowNs;
@@ -118,7 +128,7 @@ final class StackAgent implements Agent, IdleBounds
     @Override
     public int doWork()
     {
-        nowNs = System.nanoTime();
+        nowNs = clock.nanoTime();
         cycle++;
         int work = commands.drain(executeCommand, 64);
         for (int i = 0, n = sockets.size(); i < n; i++)
@@ -142,7 +152,7 @@ final class StackAgent implements Agent, IdleBounds
         if (infoFile != null && nowNs - nextInfoSnapshotNs >= 0)
         {
             nextInfoSnapshotNs = nowNs + StackInfoFile.SNAPSHOT_INTERVAL_NS;
-            infoFile.writeSnapshot(connections, sockets, System.currentTimeMillis());
+            infoFile.writeSnapshot(connections, sockets, epochClock.time());
         }
         return work;
     }

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.NanoClock;
 import org.rds4j.core.spi.IdleWaiter;
 import org.rds4j.core.spi.Transport;
 
@@ -19,11 +20,22 @@ final class WakeSignal
     static final long SHORTEST_BOUNDED_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final AtomicBoolean parked = new AtomicBoolean();
+    /** The stack's clock, which the agent's deadlines are on. */
+    private final NanoClock clock;
     private volatile Thread agent;
     private volatile IdleWaiter waiter;
     private IdleBounds bounds;
-    /** INVOKER mode: the deadline of the blocking call whose thread is idling; written and read by that thread. */
+    /**
+     * INVOKER mode: the deadline of the blocking call whose thread is idling, on {@link System#nanoTime()} (the
+     * application's clock, not the stack's); written and read by that thread.
+     */
     private long callerDeadlineNs = Transport.NO_DEADLINE;
+
+    /** @param clock the stack's clock: the agent's deadlines ({@link IdleBounds}) are on it. */
+    WakeSignal(final NanoClock clock)
+    {
+        this.clock = clock;
+    }
 
     void agentThread(final Thread thread)
     {
@@ -46,7 +58,8 @@ final class WakeSignal
      * INVOKER mode, the thread holding the duty cycle, before it idles in a blocking call: a park must not pass
      * the call's own deadline (by more than {@link #SHORTEST_BOUNDED_PARK_NS}).
      *
-     * @param deadlineNs the call's deadline, or {@link Transport#NO_DEADLINE} for none (and after the idle).
+     * @param deadlineNs the call's {@link System#nanoTime()} deadline, or {@link Transport#NO_DEADLINE} for none
+     *                   (and after the idle).
      */
     void callerDeadline(final long deadlineNs)
     {
@@ -71,11 +84,16 @@ final class WakeSignal
                 awake();
                 return;
             }
-            final long nowNs = System.nanoTime();
-            final long deadlineNs = Math.min(current.idleDeadlineNs(nowNs), callerDeadlineNs);
-            if (deadlineNs != Transport.NO_DEADLINE)
+            final long nowNs = clock.nanoTime();
+            final long deadlineNs = current.idleDeadlineNs(nowNs);
+            long untilNs = deadlineNs == Transport.NO_DEADLINE ? Long.MAX_VALUE : deadlineNs - nowNs;
+            if (callerDeadlineNs != Transport.NO_DEADLINE)
             {
-                parkNs = Math.min(parkNs, Math.max(deadlineNs - nowNs, SHORTEST_BOUNDED_PARK_NS));
+                untilNs = Math.min(untilNs, callerDeadlineNs - System.nanoTime());
+            }
+            if (untilNs != Long.MAX_VALUE)
+            {
+                parkNs = Math.min(parkNs, Math.max(untilNs, SHORTEST_BOUNDED_PARK_NS));
             }
         }
         final IdleWaiter waiting = waiter;

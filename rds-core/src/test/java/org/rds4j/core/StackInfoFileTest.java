@@ -131,7 +131,7 @@ class StackInfoFileTest
             final LocalEndpoint endpointA = stack.endpoint(a);
             stack.endpoint(b);
             final LocalEndpoint endpointV6 = stack.endpoint(v6);
-            stack.call(agent ->
+            stack.calls().call(agent ->
             {
                 agent.connection(endpointA, b, stack.transport("loop")).connectIfDown();
                 agent.connection(endpointV6, v6, stack.transport("loop")).connectIfDown();
@@ -175,7 +175,7 @@ class StackInfoFileTest
             {
                 remotes.add(InetAddress.getByAddress(new byte[] {10, 9, (byte)(i >> 8), (byte)i}));
             }
-            stack.call(agent ->
+            stack.calls().call(agent ->
             {
                 remotes.forEach(remote -> agent.connection(endpoint, remote, stack.transport("loop")));
                 return null;
@@ -204,7 +204,7 @@ class StackInfoFileTest
             final LocalEndpoint endpoint = stack.endpoint(InetAddress.getByName("127.0.8.1"));
             final List<Connection> three = new ArrayList<>();
             final List<Connection> five = new ArrayList<>();
-            stack.call(agent ->
+            stack.calls().call(agent ->
             {
                 for (int i = 0; i < 8; i++)
                 {
@@ -280,7 +280,7 @@ class StackInfoFileTest
             final LocalEndpoint v6 = stack.endpoint(InetAddress.getByName("::1"));
             final InetAddress remote4 = InetAddress.getByName("127.0.8.2");
             final InetAddress remote6 = InetAddress.getByName("::2");
-            final List<Connection> connections = stack.call(agent -> List.of(
+            final List<Connection> connections = stack.calls().call(agent -> List.of(
                 agent.connection(v4, remote4, stack.transport("loop")),
                 agent.connection(v6, remote6, stack.transport("loop"))));
             try (StackInfoFile file = StackInfoFile.create(dir, "alloc"))

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.spi.Transport;
 
@@ -17,7 +18,7 @@ class WakeSignalTest
     private static final long ENDED_EARLY_NS = TimeUnit.SECONDS.toNanos(1);
 
     private final Bounds bounds = new Bounds();
-    private final WakeSignal signal = new WakeSignal();
+    private final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
 
     WakeSignalTest()
     {

@@ -71,7 +71,8 @@ public interface Transport extends AutoCloseable
      * Does pending I/O: accepts, connect completions, reads (handing frames to
      * {@link ConnectionPath#onFrame}), writes that were waiting for room.
      *
-     * @param nowNs the agent's clock, {@link System#nanoTime()}.
+     * @param nowNs the agent's clock: the stack's {@code StackOptions.nanoClock()}, {@link System#nanoTime()} by
+     *              default.
      * @return the amount of work done, 0 if none.
      */
     int doWork(long nowNs);

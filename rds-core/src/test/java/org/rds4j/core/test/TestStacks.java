@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The stacks a test opens, all on one TCP port, closed together (newest first) by {@link #close()}, which a
- * test calls after each test method. Tests only.
+ * The stacks a test opens, all on one TCP port (the transport {@code META-INF/services} registers), closed
+ * together (newest first) by {@link #close()}, which a test calls after each test method. Tests only.
  */
-public final class TestStacks implements AutoCloseable
+public final class TestStacks implements StackFixture
 {
     private final int tcpPort;
     private final List<RdsStack> stacks = new ArrayList<>();
@@ -27,6 +27,7 @@ public final class TestStacks implements AutoCloseable
      * @param name the stack's name.
      * @return a configuration with that name and this fixture's TCP port.
      */
+    @Override
     public RdsStackConfig config(final String name)
     {
         return RdsStackConfig.builder().name(name).tcpPort(tcpPort).build();
@@ -36,6 +37,7 @@ public final class TestStacks implements AutoCloseable
      * @param name the stack's name.
      * @return a running stack on this fixture's TCP port, closed by {@link #close()}.
      */
+    @Override
     public RdsStack open(final String name)
     {
         return open(config(name));
@@ -45,6 +47,7 @@ public final class TestStacks implements AutoCloseable
      * @param config any configuration.
      * @return a running stack, closed by {@link #close()}.
      */
+    @Override
     public RdsStack open(final RdsStackConfig config)
     {
         return track(RdsStack.open(config));
@@ -55,6 +58,7 @@ public final class TestStacks implements AutoCloseable
      * @param gate holds the stack's agent when the test asks; released by {@link #close()}.
      * @return a running stack whose agent idles through the gate.
      */
+    @Override
     public CoreStack openGated(final String name, final AgentGate gate)
     {
         gates.add(gate);
@@ -67,7 +71,6 @@ public final class TestStacks implements AutoCloseable
         return stack;
     }
 
-    /** Releases every gate, then closes every stack, newest first. */
     @Override
     public void close()
     {

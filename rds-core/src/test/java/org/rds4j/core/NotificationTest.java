@@ -1,4 +1,4 @@
-package org.rds4j.transport.tcp;
+package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -8,7 +8,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.MemoryStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,11 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link RdsNotificationListener}: peer up and down, uncongested notifications with RDS_CONG_MONITOR on and
- * off, and a blocking send waiting for a congested port. TCP port 27500, addresses 127.0.6.x.
+ * off, and a blocking send waiting for a congested port. On a {@link org.rds4j.core.test.MemoryNetwork},
+ * addresses 127.0.6.x.
  */
 class NotificationTest
 {
-    private static final int TCP_PORT = 27500;
     private static final InetAddress A_IP = ip("127.0.6.1");
     private static final InetAddress B_IP = ip("127.0.6.2");
     /** Higher than B: A must ask B to connect (a poke). */
@@ -38,7 +38,7 @@ class NotificationTest
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int SIZE = 100;
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final MemoryStacks stacks = new MemoryStacks();
 
     @AfterEach
     void tearDown()

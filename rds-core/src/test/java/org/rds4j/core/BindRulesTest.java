@@ -1,4 +1,4 @@
-package org.rds4j.transport.tcp;
+package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -9,7 +9,8 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
-import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.MemoryNetwork;
+import org.rds4j.core.test.MemoryStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,22 +27,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Bind rules: reserved and non-unicast addresses, rebinding, ports in use, ephemeral ports, addresses that
- * are not local, and the TCP listener port shared by two stacks. TCP port 27300, addresses 127.0.2.x.
+ * are not on the network, and an address another stack serves. On a {@link MemoryNetwork}, addresses 127.0.2.x;
+ * {@code TcpBindRulesTest} checks the TCP side of the last two (local addresses, the shared listener port).
  */
 class BindRulesTest
 {
-    private static final int TCP_PORT = 27300;
     private static final InetAddress IP1 = ip("127.0.2.1");
     private static final InetAddress IP2 = ip("127.0.2.2");
     private static final InetAddress SHARED_IP = ip("127.0.2.9");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final MemoryStacks stacks = new MemoryStacks();
     private RdsStack stack;
 
     private RdsStack open(final RdsStackConfig.Builder builder)
     {
-        return stacks.open(builder.tcpPort(TCP_PORT).build());
+        return stacks.open(builder.infoFile(false).build());
     }
 
     @BeforeEach
@@ -164,7 +165,7 @@ class BindRulesTest
     }
 
     @Test
-    void addressThatIsNotLocalIsEADDRNOTAVAIL() throws Exception
+    void addressNotOnTheNetworkIsEADDRNOTAVAIL() throws Exception
     {
         final RdsSocket s = stack.openSocket();
         assertEquals(RdsResult.EADDRNOTAVAIL, bindCode(s, new InetSocketAddress(ip("192.0.2.1"), 4007)));
@@ -172,7 +173,7 @@ class BindRulesTest
     }
 
     @Test
-    void secondStackOnSameAddressAndTcpPortIsEADDRINUSE() throws Exception
+    void secondStackOnSameAddressIsEADDRINUSE() throws Exception
     {
         final RdsStack other = open(RdsStackConfig.builder().name("bind-other"));
         stack.openSocket().bind(new InetSocketAddress(SHARED_IP, 4008));

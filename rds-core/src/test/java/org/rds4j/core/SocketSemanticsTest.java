@@ -1,4 +1,4 @@
-package org.rds4j.transport.tcp;
+package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -10,7 +10,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.TransportType;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.MemoryStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,17 +36,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The socket-level contract of {@link RdsSocket} (its Javadoc and the kernel's errno table): result codes
  * of send/receive/poll, buffers, blocking, timeouts, interrupts, truncation, options, closed sockets, ping.
- * Stacks listen on TCP port 27200 and use 127.0.1.x; 127.0.9.1 is a dead peer (no stack listens there).
+ * Stacks are on a {@link org.rds4j.core.test.MemoryNetwork} and use 127.0.1.x; 127.0.9.1 is a dead peer (no
+ * stack has it).
  */
 class SocketSemanticsTest
 {
-    private static final int TCP_PORT = 27200;
     private static final InetAddress A_IP = ip("127.0.1.1");
     private static final InetAddress B_IP = ip("127.0.1.2");
     private static final InetAddress DEAD_IP = ip("127.0.9.1");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final MemoryStacks stacks = new MemoryStacks();
     private RdsStack a;
 
     @BeforeEach

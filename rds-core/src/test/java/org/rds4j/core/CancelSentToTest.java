@@ -1,4 +1,4 @@
-package org.rds4j.transport.tcp;
+package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -6,10 +6,9 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
-import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.MemoryStacks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,12 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * {@link RdsSocket#cancelSentTo}: counts, freed send-buffer bytes, woken senders, other sockets untouched,
- * the send_cancelled counter, and cancelled messages never delivered once the peer appears. TCP port 27400,
- * addresses 127.0.5.x; 127.0.9.5 is a dead peer (no stack listens there).
+ * the send_cancelled counter, and cancelled messages never delivered once the peer appears. On a
+ * {@link org.rds4j.core.test.MemoryNetwork}, addresses 127.0.5.x; 127.0.9.5 is a dead peer (no stack has it).
  */
 class CancelSentToTest
 {
-    private static final int TCP_PORT = 27400;
     private static final InetAddress A_IP = ip("127.0.5.1");
     private static final InetAddress LATE_IP = ip("127.0.5.2");
     private static final InetAddress DEAD_IP = ip("127.0.9.5");
@@ -39,7 +37,7 @@ class CancelSentToTest
     private static final InetSocketAddress DEAD_7001 = new InetSocketAddress(DEAD_IP, 7001);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final MemoryStacks stacks = new MemoryStacks();
 
     @AfterEach
     void tearDown()

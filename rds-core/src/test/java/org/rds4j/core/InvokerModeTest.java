@@ -1,4 +1,4 @@
-package org.rds4j.transport.tcp;
+package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -9,9 +9,9 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.Threading;
-import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -32,18 +32,24 @@ import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
  * {@link Threading#INVOKER}: stacks with no agent thread, driven by {@link RdsStack#invoke()} loops and by
- * the calls that wait. Stacks listen on TCP port 27800 and use 127.0.30.x; 127.0.30.99 is a dead peer (no
- * stack listens there).
+ * the calls that wait. Stacks use 127.0.30.x; 127.0.30.99 is a dead peer (no stack has it). They run on a
+ * {@link org.rds4j.core.test.MemoryNetwork}; {@code TcpInvokerModeTest} runs the same tests over TCP, whose
+ * idle wait is a selector that only the thread leading the duty cycle may use.
  */
-class InvokerModeTest
+public class InvokerModeTest
 {
-    private static final int TCP_PORT = 27800;
     private static final InetAddress A_IP = ip("127.0.30.1");
     private static final InetAddress B_IP = ip("127.0.30.2");
     private static final InetSocketAddress DEAD = new InetSocketAddress(ip("127.0.30.99"), 7000);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final StackFixture stacks = fixture();
+
+    /** @return the stacks the tests open: on a memory network here. */
+    protected StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
 
     @AfterEach
     void tearDown()

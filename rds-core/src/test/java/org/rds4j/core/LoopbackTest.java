@@ -1,4 +1,4 @@
-package org.rds4j.transport.tcp;
+package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -8,10 +8,9 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
-import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.test.MemoryStacks;
 import org.rds4j.core.test.Payloads;
 
 import java.net.InetAddress;
@@ -29,18 +28,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two sockets of the same stack talk over the loopback transport (never TCP): same address with two ports,
+ * Two sockets of the same stack talk over the loopback transport (never the network): same address with two ports,
  * and two addresses of the stack. Order, bytes, connection listing, cancel, congestion, volume.
- * TCP port 27600, addresses 127.0.3.x.
+ * On a {@link org.rds4j.core.test.MemoryNetwork}, addresses 127.0.3.x.
  */
 class LoopbackTest
 {
-    private static final int TCP_PORT = 27600;
     private static final InetAddress IP1 = ip("127.0.3.1");
     private static final InetAddress IP2 = ip("127.0.3.2");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final MemoryStacks stacks = new MemoryStacks();
     private RdsStack stack;
 
     @BeforeEach
@@ -102,7 +100,7 @@ class LoopbackTest
         boolean pair = false;
         for (final RdsStack.ConnectionInfo info : infos)
         {
-            assertEquals("loop", info.transport(), "no tcp connection expected: " + infos);
+            assertEquals("loop", info.transport(), "no network connection expected: " + infos);
             if (info.local().equals(local) && info.remote().equals(remote))
             {
                 pair = true;

@@ -1,0 +1,91 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
+import org.rds4j.core.spi.TransportFactory;
+
+import java.util.List;
+
+/**
+ * What {@link CoreStack#open(org.rds4j.RdsStackConfig, StackOptions)} takes beside the configuration, for
+ * embedding and tests: the clocks the stack reads, an idle strategy object, and the transports to create
+ * instead of those {@link java.util.ServiceLoader} finds. The defaults are the system clocks, the
+ * configuration's idle strategy and the registered transports. Read once, when the stack opens.
+ */
+public final class StackOptions
+{
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private IdleStrategy idleStrategy;
+    private List<TransportFactory> transports;
+
+    /**
+     * @param clock the clock of every protocol timer (heartbeats, acks, reconnects, handshakes, frame
+     *              timeouts, the agent's idle deadlines), given to transports as the agent's {@code nowNs}.
+     * @return this.
+     */
+    public StackOptions nanoClock(final NanoClock clock)
+    {
+        this.nanoClock = clock;
+        return this;
+    }
+
+    /** @return the clock of the stack's timers; {@link SystemNanoClock} unless set. */
+    public NanoClock nanoClock()
+    {
+        return nanoClock;
+    }
+
+    /**
+     * @param clock the wall clock of the info file's heartbeat.
+     * @return this.
+     */
+    public StackOptions epochClock(final EpochClock clock)
+    {
+        this.epochClock = clock;
+        return this;
+    }
+
+    /** @return the wall clock; {@link SystemEpochClock} unless set. */
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /**
+     * @param strategy how the agent waits when it has nothing to do (overriding
+     *                 {@link org.rds4j.RdsStackConfig#idleStrategy()}); it should park rather than spin.
+     * @return this.
+     */
+    public StackOptions idleStrategy(final IdleStrategy strategy)
+    {
+        this.idleStrategy = strategy;
+        return this;
+    }
+
+    /** @return the idle strategy given, or null for the configuration's. */
+    public IdleStrategy idleStrategy()
+    {
+        return idleStrategy;
+    }
+
+    /**
+     * @param factories the transports the stack creates, in place of those registered in
+     *                  {@code META-INF/services} (the loopback transport is always added).
+     * @return this.
+     */
+    public StackOptions transports(final List<TransportFactory> factories)
+    {
+        this.transports = List.copyOf(factories);
+        return this;
+    }
+
+    /** @return the transports given, or null for the registered ones. */
+    public List<TransportFactory> transports()
+    {
+        return transports;
+    }
+}
