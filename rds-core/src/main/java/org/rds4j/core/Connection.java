@@ -327,7 +327,7 @@ public final class Connection implements ConnectionPath
 
     /**
      * Drops the path if any, as a path failure: UP to DOWN, unacked messages requeued, reconnect scheduled.
-     * For a transport that learns its path is stale (TCP: the lower peer connected again), and for tests.
+     * For {@link #onPeerConnectedAgain}, the stack's drop command and tests.
      *
      * @param reason for the log.
      */
@@ -338,6 +338,12 @@ public final class Connection implements ConnectionPath
         {
             onPathDown(path, reason);
         }
+    }
+
+    @Override
+    public void onPeerConnectedAgain()
+    {
+        drop("the peer connected again");
     }
 
     private void disconnect()

@@ -10,6 +10,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.Threading;
 import org.rds4j.TransportType;
+import org.rds4j.core.spi.Admission;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.spi.TransportContext;
 import org.rds4j.core.spi.TransportFactory;
@@ -361,6 +362,8 @@ public final class CoreStack implements RdsStack
 
     private final class Context implements TransportContext
     {
+        private final PeerAdmission admission = new PeerAdmission(config, counters);
+
         @Override
         public RdsStackConfig config()
         {
@@ -376,7 +379,25 @@ public final class CoreStack implements RdsStack
         @Override
         public Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
         {
-            return agent.connection(local, remote, transport);
+            final Connection connection = agent.connection(local, remote, transport);
+            if (connection != null && !agent.isLoopback(transport))
+            {
+                // the loopback transport's pairs are this stack's own sockets: not peers
+                admission.onConnection(local, remote);
+            }
+            return connection;
+        }
+
+        @Override
+        public Admission admitIncoming(final InetAddress local, final InetAddress remote, final long nowNs)
+        {
+            return admission.admitIncoming(local, remote, nowNs);
+        }
+
+        @Override
+        public boolean admitOutgoing(final InetAddress local, final InetAddress remote)
+        {
+            return admission.admitOutgoing(local, remote);
         }
 
         @Override

@@ -95,9 +95,9 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter connFrameTimeout;
     /** Connections refused, accepted or to be made, because the peer is outside the allow-list ({@code allowedPeers}). */
     public final AtomicCounter connRefusedNotAllowed;
-    /** Accepted connections refused because their peer opened connections faster than {@code peerConnectRate}. */
+    /** Incoming connections refused because their node pair connected faster than {@code peerConnectRate}. */
     public final AtomicCounter connRefusedRate;
-    /** Accepted connections refused because the stack already has {@code maxPeers} peer connections. */
+    /** Incoming connections of a new node pair refused because the stack already has {@code maxPeers} of them. */
     public final AtomicCounter connRefusedLimit;
 
     /** Allocates the counters in direct memory, all at zero. */

@@ -63,12 +63,19 @@ public interface ConnectionPath
     void connectIfDown();
 
     /**
-     * Drops the current path if any, as a path failure: unacked messages requeued, reconnect scheduled. For a
-     * transport that learns its path is stale (the peer connected again).
+     * Drops the current path if any, as a path failure: unacked messages requeued, reconnect scheduled.
      *
      * @param reason for the log.
      */
     void drop(String reason);
+
+    /**
+     * The peer opened a new connection for this pair while this side's path is up (TCP: a connection from the
+     * lower address; IB: a connect request). The peer connects only when it has no connection, so ours is
+     * stale (its reset was lost, or the peer restarted): it is dropped as by {@link #drop}, with the reason
+     * "the peer connected again". What becomes of the newcomer is the transport's rule.
+     */
+    void onPeerConnectedAgain();
 
     // ---------------------------------------------------------------- frames
 

@@ -14,7 +14,7 @@ public interface TransportCounters
     /** @return connections refused, or connects not made, for a peer outside the allow-list. */
     AtomicCounter connRefusedNotAllowed();
 
-    /** @return connections refused because their peer connected faster than the configured rate. */
+    /** @return connections refused because their node pair connected faster than the configured rate. */
     AtomicCounter connRefusedRate();
 
     /** @return connections refused because the stack has as many peer connections as it may. */

@@ -1,10 +1,10 @@
 package org.rds4j.transport.ib;
 
-import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
+import org.rds4j.core.spi.Admission;
 import org.rds4j.core.spi.ConnectionPath;
 import org.rds4j.core.spi.TransportCounters;
 import org.rds4j.core.spi.Addresses;
@@ -43,7 +43,8 @@ import static org.rds4j.transport.ib.verbs.VerbsLayout.*;
  * send connects too. Crossed connects (both sides' requests in flight) are resolved by address: the request
  * from the lower address wins; the higher side drops its own attempt, and the lower side rejects the higher's
  * request. A request for a connection that is already up means the peer lost it: the request is rejected and
- * the stale path dropped (the peer's next attempt succeeds).
+ * the stale path dropped (the peer's next attempt succeeds). Before any of that, a request must pass the
+ * stack's admission rules ({@code allowedPeers}, {@code peerConnectRate}, {@code maxPeers}), as on TCP.
  * <p>
  * Threads: all verbs and rdma_cm work of connections runs on the stack's agent thread in {@link #doWork}; a bind
  * runs {@link #canServe}'s probe and {@link #addLocalAddress}'s listener on the binding thread. One more thread,
@@ -74,7 +75,6 @@ public final class IbTransport implements Transport
     final IbCounters ibCounters;
     /** Scratch header for applying the ack carried in private data (agent thread). */
     private final RdsStackConfig config;
-    private final PeerAllowList allowedPeers;
     private final long spinNs;
     private final String unavailable;
     private final CmEventChannel channel;
@@ -105,7 +105,6 @@ public final class IbTransport implements Transport
         this.context = context;
         this.config = context.config();
         this.counters = context.counters();
-        this.allowedPeers = config.allowedPeers();
         this.sendSlots = config.ibSendRing();
         this.receiveSlots = config.ibReceiveRing();
         this.spinNs = TimeUnit.MICROSECONDS.toNanos(Long.getLong("rds4j.ib.pollSpinMicros", 200));
@@ -334,9 +333,8 @@ public final class IbTransport implements Transport
     {
         final InetAddress local = connection.localAddress();
         final InetAddress remote = connection.remoteAddress();
-        if (!allowedPeers.allows(remote))
+        if (!context.admitOutgoing(local, remote))
         {
-            counters.connRefusedNotAllowed().incrementOrdered();
             connection.onConnectFailed("peer outside allowedPeers");
             return;
         }
@@ -663,10 +661,10 @@ public final class IbTransport implements Transport
             reject(id, "addressed to " + decoded.destination.getHostAddress() + " from " + remote.getHostAddress());
             return;
         }
-        if (!allowedPeers.allows(remote))
+        final Admission admission = context.admitIncoming(local, remote, nowNs);
+        if (admission != Admission.ADMITTED)
         {
-            counters.connRefusedNotAllowed().incrementOrdered();
-            reject(id, "peer outside allowedPeers");
+            reject(id, "refused by the stack's admission rules: " + admission);
             return;
         }
         final ConnectionPath connection = context.connection(local, remote, this);
@@ -677,16 +675,18 @@ public final class IbTransport implements Transport
             return;
         }
         final IbPath existing = pathsByConnection.get(connection);
+        if (connection.isUp() || existing != null && existing.isEstablished())
+        {
+            // Ours is stale. Unlike TCP, the newcomer is rejected too, as by the kernel's rds_ib: the peer's
+            // next attempt finds the connection down. TCP must take it because a kernel TCP peer may already
+            // have sent on it and counts what TCP acked as delivered; an rdma_cm request carries no data.
+            counters.connRefused().incrementOrdered();
+            reject(id, "connection already up");
+            connection.onPeerConnectedAgain();
+            return;
+        }
         if (existing != null)
         {
-            if (existing.isEstablished())
-            {
-                // the peer connects only when it has no connection: ours is stale
-                counters.connRefused().incrementOrdered();
-                reject(id, "connection already up");
-                connection.drop("the peer connected again");
-                return;
-            }
             if (existing.active)
             {
                 ibCounters.connectRaced.incrementOrdered();
@@ -700,13 +700,6 @@ public final class IbTransport implements Transport
             // crossed connect from the lower address, or the peer retrying: that request wins
             pathsByConnection.remove(connection);
             existing.close();
-        }
-        if (connection.isUp())
-        {
-            counters.connRefused().incrementOrdered();
-            reject(id, "connection already up on another path");
-            connection.drop("the peer connected again");
-            return;
         }
         final IbPath path = new IbPath(this, connection, id, false, nextTag(), nowNs + config.connectTimeout().toNanos());
         copy(decoded, path.peer);

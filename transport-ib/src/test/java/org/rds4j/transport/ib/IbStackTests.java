@@ -8,10 +8,15 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
 import org.rds4j.core.CoreStack;
+import org.rds4j.core.PeerAdmission;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.IdleWindow;
 import org.rds4j.core.test.ThreadMeter;
 import org.rds4j.core.test.ThreadWakeUps;
+import org.rds4j.transport.ib.verbs.CmEventChannel;
+import org.rds4j.transport.ib.verbs.CmId;
+import org.rds4j.transport.ib.verbs.CompletionQueue;
+import org.rds4j.transport.ib.verbs.VerbsContext;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -27,7 +32,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+
+import static org.rds4j.transport.ib.verbs.VerbsLayout.RDMA_CM_EVENT_ADDR_RESOLVED;
+import static org.rds4j.transport.ib.verbs.VerbsLayout.RDMA_CM_EVENT_REJECTED;
+import static org.rds4j.transport.ib.verbs.VerbsLayout.RDMA_CM_EVENT_ROUTE_RESOLVED;
 
 /**
  * The IB transport's tests on a real RDMA device (in CI: Soft-RoCE in the qemu guest, two addresses 10.77.0.1
@@ -37,7 +47,7 @@ import java.util.function.UnaryOperator;
  * <p>
  * {@code java -cp ... org.rds4j.transport.ib.IbStackTests [10.77.0.1 10.77.0.2 [case ...]]}, run by
  * {@code transport-ib/src/test/vm/run-ib-tests.sh}. Cases: selection, oneToOne, allToAll, largeMessages,
- * creditsExhausted, crossedConnect, teardownUnderLoad, idleBurnsNoCpu.
+ * creditsExhausted, crossedConnect, teardownUnderLoad, idleBurnsNoCpu, peerCap, connectRate.
  */
 public final class IbStackTests
 {
@@ -63,6 +73,8 @@ public final class IbStackTests
         cases.put("crossedConnect", IbStackTests::crossedConnect);
         cases.put("teardownUnderLoad", IbStackTests::teardownUnderLoad);
         cases.put("idleBurnsNoCpu", IbStackTests::idleBurnsNoCpu);
+        cases.put("peerCap", IbStackTests::peerCap);
+        cases.put("connectRate", IbStackTests::connectRate);
         final List<String> chosen = args.length > 2 ? Arrays.asList(args).subList(2, args.length) : List.copyOf(cases.keySet());
         int failed = 0;
         final long start = System.nanoTime();
@@ -719,6 +731,186 @@ public final class IbStackTests
             Await.until(RECEIVE_TIMEOUT, () -> nothingUnacked(a) && nothingUnacked(b), () -> "all messages acknowledged");
             System.out.println("  idle over " + transport + " (" + a.config().idleStrategy() + "):");
             return IdleWindow.measure(Duration.ofSeconds(3), a.config().name(), b.config().name());
+        }
+    }
+
+    // ------------------------------------------------------------------ admission
+
+    /** The admission counters a refused connect request may move. */
+    private static final String[] REFUSALS = {"conn_refused", "conn_refused_not_allowed", "conn_refused_rate", "conn_refused_limit"};
+
+    /**
+     * The peer cap over IB: a stack with {@code maxPeers=1} that talks to one peer rejects connect requests for
+     * other peer addresses, each counted once in {@code conn_refused_limit} and nowhere else, while its pair with
+     * that peer passes the cap when it reconnects after a tear-down. The other peers are connect requests whose
+     * private data names them as the source (the stack takes the peer's address from there, as the kernel does).
+     */
+    static void peerCap() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, x -> x); CoreStack v = stack(TransportType.IB, x -> x.maxPeers(1));
+             RdsSocket sa = socket(a, addressA, 4900); RdsSocket sv = socket(v, addressB, 4900))
+        {
+            deliver(sa, sv, 1);
+            final Map<String, Long> before = refusals(v);
+            final int strangers = 5;
+            for (int i = 1; i <= strangers; i++)
+            {
+                final int outcome = connectRequest(addressA, InetAddress.getByName("10.9.0." + i), addressB);
+                check(outcome == RDMA_CM_EVENT_REJECTED, "request from stranger " + i + ": " + CmEventChannel.CmEvent.name(outcome));
+            }
+            checkRefusals(v, before, "conn_refused_limit", strangers);
+            // the pair the stack has passes the cap: torn down, it reconnects
+            final long resets = v.counters().get("conn_reset");
+            v.transport("ib").abortAll();
+            Await.until(RECEIVE_TIMEOUT, () -> v.counters().get("conn_reset") > resets, () -> "the tear-down");
+            deliver(sa, sv, 2);
+            checkRefusals(v, before, "conn_refused_limit", strangers);
+            System.out.println("  v: " + refusals(v));
+        }
+    }
+
+    /**
+     * The connect rate over IB, per node pair: with {@code peerConnectRate=1}, a pair's second connect request
+     * within a second is refused ({@code conn_refused_rate}) and so is every later one for
+     * {@link PeerAdmission#BLOCK_NS}; another pair from the same address is not. The stack has its one allowed
+     * peer ({@code maxPeers=1}), so the requests the rate lets through are rejected by the cap: no request is
+     * accepted and every one moves exactly one counter.
+     */
+    static void connectRate() throws Exception
+    {
+        try (CoreStack a = stack(TransportType.IB, x -> x);
+             CoreStack v = stack(TransportType.IB, x -> x.maxPeers(1).peerConnectRate(1));
+             RdsSocket sa = socket(a, addressA, 4910); RdsSocket sv = socket(v, addressB, 4910))
+        {
+            deliver(sa, sv, 1);
+            final Map<String, Long> before = refusals(v);
+            final InetAddress flooder = InetAddress.getByName("10.9.0.100");
+            final int requests = 8;
+            final long[] sentNs = new long[requests];
+            for (int i = 0; i < requests; i++)
+            {
+                sentNs[i] = System.nanoTime();
+                final int outcome = connectRequest(addressA, flooder, addressB);
+                check(outcome == RDMA_CM_EVENT_REJECTED, "request " + i + ": " + CmEventChannel.CmEvent.name(outcome));
+            }
+            final long doneNs = System.nanoTime();
+            // the counts below hold if the stack saw the first two within one second and the rest in the block
+            check(sentNs[2] - sentNs[0] < TimeUnit.SECONDS.toNanos(1),
+                "two requests took " + (sentNs[2] - sentNs[0]) / 1_000_000 + " ms: too slow for the exact count");
+            check(doneNs - sentNs[1] < PeerAdmission.BLOCK_NS - TimeUnit.SECONDS.toNanos(1),
+                "the requests took longer than the block");
+            final Map<String, Long> after = refusals(v);
+            check(after.get("conn_refused_limit") - before.get("conn_refused_limit") == 1 &&
+                after.get("conn_refused_rate") - before.get("conn_refused_rate") == requests - 1,
+                "one refused for the cap, then " + (requests - 1) + " for the rate: before " + before + ", after " + after);
+            // the block is the pair's, not the address's
+            check(connectRequest(addressA, InetAddress.getByName("10.9.0.101"), addressB) == RDMA_CM_EVENT_REJECTED,
+                "another pair");
+            final Map<String, Long> last = refusals(v);
+            check(last.get("conn_refused_limit") - after.get("conn_refused_limit") == 1 &&
+                last.get("conn_refused_rate").equals(after.get("conn_refused_rate")),
+                "another pair from the same address is refused for the cap only: " + last);
+            check(last.get("conn_refused").equals(before.get("conn_refused")) &&
+                last.get("conn_refused_not_allowed").equals(before.get("conn_refused_not_allowed")),
+                "no other refusal: before " + before + ", after " + last);
+            deliver(sa, sv, 2);
+            System.out.println("  v: " + last);
+        }
+    }
+
+    /** Sends one message from {@code from} to {@code to} and receives it. */
+    private static void deliver(final RdsSocket from, final RdsSocket to, final int mark) throws Exception
+    {
+        from.send(ByteBuffer.wrap(new byte[] {(byte)mark}), to.localAddress());
+        final ByteBuffer buffer = ByteBuffer.allocate(16);
+        check(to.receive(buffer) != null && buffer.get(0) == (byte)mark, "message " + mark + " not delivered");
+    }
+
+    private static Map<String, Long> refusals(final RdsStack stack)
+    {
+        final Map<String, Long> all = stack.counters();
+        final Map<String, Long> values = new LinkedHashMap<>();
+        for (final String name : REFUSALS)
+        {
+            values.put(name, all.get(name));
+        }
+        return values;
+    }
+
+    private static void checkRefusals(final RdsStack stack, final Map<String, Long> before, final String moved, final long by)
+    {
+        final Map<String, Long> after = refusals(stack);
+        for (final String name : REFUSALS)
+        {
+            check(after.get(name) == before.get(name) + (name.equals(moved) ? by : 0),
+                name + ": before " + before + ", after " + after);
+        }
+    }
+
+    /**
+     * One rdma_cm connect request to a stack's listener, with RDS private data that names {@code claimed} as
+     * its source: what a peer at that address would send. Waits for the outcome; an accepted connection is
+     * disconnected at once.
+     *
+     * @param from    the local RDMA address the request goes from.
+     * @param claimed the source address in the private data.
+     * @param to      the stack's address.
+     * @return the final rdma_cm event ({@code RDMA_CM_EVENT_REJECTED}, {@code _ESTABLISHED} or an error), -1 if
+     *         none came within the receive timeout.
+     */
+    static int connectRequest(final InetAddress from, final InetAddress claimed, final InetAddress to) throws Exception
+    {
+        try (CmEventChannel channel = new CmEventChannel())
+        {
+            final CmId id = CmId.create(channel);
+            VerbsContext context = null;
+            CompletionQueue cq = null;
+            try
+            {
+                id.resolveAddress(new InetSocketAddress(from, 0), new InetSocketAddress(to, IbTransport.PORT), 2000);
+                final long deadline = System.nanoTime() + RECEIVE_TIMEOUT.toNanos();
+                while (System.nanoTime() - deadline < 0)
+                {
+                    final CmEventChannel.CmEvent event = channel.next(1000);
+                    if (event == null)
+                    {
+                        continue;
+                    }
+                    final int type = event.type();
+                    event.ack();
+                    if (type == RDMA_CM_EVENT_ADDR_RESOLVED)
+                    {
+                        id.resolveRoute(2000);
+                    }
+                    else if (type == RDMA_CM_EVENT_ROUTE_RESOLVED)
+                    {
+                        context = VerbsContext.borrow(id.verbs());
+                        cq = context.createCompletionQueue(16, 8);
+                        id.createQueuePair(context, cq, cq, 8, 8);
+                        final IbPrivateData request = new IbPrivateData();
+                        request.encode(claimed, to, IbPrivateData.VERSION_4_1, 0, 0);
+                        id.connect(request.bytes, IbPrivateData.LENGTH, IbPath.RETRY_COUNT, IbPath.RNR_RETRY_COUNT);
+                    }
+                    else
+                    {
+                        return type;
+                    }
+                }
+                return -1;
+            }
+            finally
+            {
+                id.disconnect();
+                id.close();
+                if (cq != null)
+                {
+                    cq.close();
+                }
+                if (context != null)
+                {
+                    context.close();
+                }
+            }
         }
     }
 }

@@ -2,11 +2,11 @@ package org.rds4j.transport.tcp;
 
 import jdk.net.ExtendedSocketOptions;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
+import org.rds4j.core.spi.Admission;
 import org.rds4j.core.spi.ConnectionPath;
 import org.rds4j.core.spi.TransportCounters;
 import org.rds4j.core.spi.Addresses;
@@ -29,11 +29,8 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,8 +39,10 @@ import java.util.function.Consumer;
 /**
  * RDS over TCP. One TCP connection per node pair, set up by the kernel's rules: the node with the lower
  * address connects; a connection from a higher address is closed unread and answered by connecting back;
- * a higher node with data connects and closes at once ("pokes") to ask for that; a second connection while
- * one is up is closed. Every bound local address gets a listener on the configured port (16385).
+ * a higher node with data connects and closes at once ("pokes") to ask for that; a connection from the lower
+ * node while one is up replaces it (ours is stale). Every bound local address gets a listener on the
+ * configured port (16385). The stack's admission rules ({@code allowedPeers}, {@code peerConnectRate},
+ * {@code maxPeers}) are asked before anything is made for an accepted connection.
  * <p>
  * Unlike the kernel's {@code rds_tcp}, which counts bytes acked by TCP as delivered, rds4j sends RDS acks
  * over TCP as over IB, so a message leaves the sender's retransmission list only once the peer's stack has
@@ -66,13 +65,6 @@ public final class TcpTransport implements Transport
     private static final long DIRECT_READ_SELECT_INTERVAL_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** How often paths are checked for a frame left incomplete longer than the frame timeout. */
     private static final long FRAME_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(5);
-    /** How long an address that connected faster than {@code peerConnectRate} is refused. */
-    static final long PEER_BLOCK_NS = TimeUnit.SECONDS.toNanos(10);
-    private static final long RATE_WINDOW_NS = TimeUnit.SECONDS.toNanos(1);
-    /** Addresses whose accept rate is tracked at once; beyond, the least recently seen is forgotten. */
-    private static final int TRACKED_ADDRESSES = 4096;
-    /** The least time between two log lines about refusals for the maxPeers cap. */
-    private static final long LIMIT_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
 
     private final TransportContext context;
     private final RdsStackConfig config;
@@ -110,43 +102,14 @@ public final class TcpTransport implements Transport
             selector.wakeup();
         }
     };
-    private final PeerAllowList allowedPeers;
     private final long frameTimeoutNs;
-    /** Node pairs (local, remote) this transport has a connection for: bounded by maxPeers for accepted ones. */
-    private final Set<Pair> knownPairs = new HashSet<>();
-    /** Accept rate and log state per remote address, least recently seen first; at most TRACKED_ADDRESSES. */
-    private final LinkedHashMap<InetAddress, PeerRecord> peerRecords = new LinkedHashMap<>(64, 0.75f, true)
-    {
-        @Override
-        protected boolean removeEldestEntry(final Map.Entry<InetAddress, PeerRecord> eldest)
-        {
-            return size() > TRACKED_ADDRESSES;
-        }
-    };
     private long nowNs;
     private long lastFrameCheckNs;
     private int selectedWork;
-    private long limitRefusalsUnlogged;
-    private long limitLoggedAtNs;
-    private boolean limitLogged;
     private int readBufferHighWater;
     /** This cycle reads every path directly (few paths); the selector reports only accepts, connects and room. */
     private boolean directRead;
     private long nextSelectNs;
-
-    private record Pair(InetAddress local, InetAddress remote)
-    {
-    }
-
-    /** What this transport remembers of a remote address: its accepts in the current 1 s window, a block. */
-    private static final class PeerRecord
-    {
-        long windowStartNs;
-        int acceptedInWindow;
-        boolean blocked;
-        long blockedUntilNs;
-        boolean notAllowedLogged;
-    }
 
     /** A connect in progress, or a poke waiting for the peer to connect back. */
     private static final class ConnectAttempt
@@ -185,7 +148,6 @@ public final class TcpTransport implements Transport
         this.counters = context.counters();
         this.sndbufFull = counters.newTransportCounter("tcp_sndbuf_full");
         this.zeroCopyBytes = counters.newTransportCounter("tcp_zero_copy_bytes");
-        this.allowedPeers = config.allowedPeers();
         this.frameTimeoutNs = config.frameTimeout().toNanos();
         try
         {
@@ -314,17 +276,11 @@ public final class TcpTransport implements Transport
     {
         final InetAddress local = connection.localAddress();
         final InetAddress remote = connection.remoteAddress();
-        if (!allowedPeers.allows(remote))
+        if (!context.admitOutgoing(local, remote))
         {
-            counters.connRefusedNotAllowed().incrementOrdered();
-            if (notAllowedFirstTime(remote))
-            {
-                LOG.warn("not connecting to {}: outside allowedPeers {}", remote.getHostAddress(), allowedPeers);
-            }
             connection.onConnectFailed("peer outside allowedPeers");
             return;
         }
-        knownPairs.add(new Pair(local, remote));
         final boolean poke = Addresses.compare(local, remote) > 0;
         SocketChannel channel = null;
         try
@@ -617,17 +573,13 @@ public final class TcpTransport implements Transport
             closeQuietly(channel);
             return;
         }
-        if (refused(local, remote))
+        if (context.admitIncoming(local, remote, nowNs) != Admission.ADMITTED)
         {
             closeQuietly(channel);
             return;
         }
         final int order = Addresses.compare(remote, local);
         final ConnectionPath connection = order == 0 ? null : context.connection(local, remote, this);
-        if (connection != null)
-        {
-            knownPairs.add(new Pair(local, remote));
-        }
         if (connection == null)
         {
             counters.connRefused().incrementOrdered();
@@ -644,11 +596,10 @@ public final class TcpTransport implements Transport
         }
         if (connection.isUp())
         {
-            // The lower node connects only when it has no connection, so ours is stale (its reset was lost, or
-            // the peer restarted): drop it, after reading what arrived on it, and take the newcomer as the path.
-            // Refusing the newcomer, as kernel 6.1 does, would lose what a kernel peer already sent on it: it
-            // counts what TCP acked as delivered.
-            connection.drop("the peer connected again");
+            // Ours is stale: drop it, after reading what arrived on it, and take the newcomer as the path.
+            // Refusing the newcomer, as kernel 6.1 (and rds4j's IB) does, would lose what a kernel peer already
+            // sent on it: it counts what TCP acked as delivered.
+            connection.onPeerConnectedAgain();
         }
         try
         {
@@ -666,75 +617,6 @@ public final class TcpTransport implements Transport
             closeQuietly(channel);
             LOG.debug("accepted connection from {} failed: {}", remote, ex.toString());
         }
-    }
-
-    /**
-     * The admission rules for an accepted connection, before any state is made for it: the allow-list, the
-     * per-address accept rate, the cap on peer connections. A refusal is counted; its log line is limited to
-     * one per offending address (per block for the rate), and one per 10 s for the cap.
-     *
-     * @return true if the connection must be closed unread.
-     */
-    private boolean refused(final InetAddress local, final InetAddress remote)
-    {
-        final PeerRecord record = peerRecords.computeIfAbsent(remote, r -> new PeerRecord());
-        if (!allowedPeers.allows(remote))
-        {
-            counters.connRefusedNotAllowed().incrementOrdered();
-            if (!record.notAllowedLogged)
-            {
-                record.notAllowedLogged = true;
-                LOG.warn("refusing connections from {}: outside allowedPeers {}", remote.getHostAddress(), allowedPeers);
-            }
-            return true;
-        }
-        if (record.blocked)
-        {
-            if (nowNs - record.blockedUntilNs < 0)
-            {
-                counters.connRefusedRate().incrementOrdered();
-                return true;
-            }
-            record.blocked = false;
-            record.acceptedInWindow = 0;
-        }
-        if (record.acceptedInWindow == 0 || nowNs - record.windowStartNs >= RATE_WINDOW_NS)
-        {
-            record.windowStartNs = nowNs;
-            record.acceptedInWindow = 0;
-        }
-        if (++record.acceptedInWindow > config.peerConnectRate())
-        {
-            record.blocked = true;
-            record.blockedUntilNs = nowNs + PEER_BLOCK_NS;
-            counters.connRefusedRate().incrementOrdered();
-            LOG.warn("refusing connections from {} for {} s: more than {} per second", remote.getHostAddress(),
-                TimeUnit.NANOSECONDS.toSeconds(PEER_BLOCK_NS), config.peerConnectRate());
-            return true;
-        }
-        if (knownPairs.size() >= config.maxPeers() && !knownPairs.contains(new Pair(local, remote)))
-        {
-            counters.connRefusedLimit().incrementOrdered();
-            limitRefusalsUnlogged++;
-            if (!limitLogged || nowNs - limitLoggedAtNs >= LIMIT_LOG_INTERVAL_NS)
-            {
-                LOG.warn("refused {} connection(s) from new peers (latest {}): the stack has maxPeers={} peer connections",
-                    limitRefusalsUnlogged, remote.getHostAddress(), config.maxPeers());
-                limitLogged = true;
-                limitLoggedAtNs = nowNs;
-                limitRefusalsUnlogged = 0;
-            }
-            return true;
-        }
-        return false;
-    }
-
-    private boolean notAllowedFirstTime(final InetAddress remote)
-    {
-        final PeerRecord record = peerRecords.computeIfAbsent(remote, r -> new PeerRecord());
-        final boolean first = !record.notAllowedLogged;
-        record.notAllowedLogged = true;
-        return first;
     }
 
     @Override

@@ -9,6 +9,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.CoreStack;
+import org.rds4j.core.PeerAdmission;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.TestStacks;
 
@@ -209,7 +210,7 @@ class HostileInputTest
     // ---------------------------------------------------------------- floods
 
     @Test
-    void connectionFloodFromOneAddressIsRateLimited() throws Exception
+    void connectionFloodOfOneNodePairIsRateLimited() throws Exception
     {
         start(10, base().peerConnectRate(10));
         final Map<String, Long> before = hostileCounters();
@@ -223,13 +224,13 @@ class HostileInputTest
             FakePeer.connect(from, target, T).close();
         }
         final long elapsedNs = System.nanoTime() - startedNs;
-        assertTrue(elapsedNs < TcpTransport.PEER_BLOCK_NS - TimeUnit.SECONDS.toNanos(1),
+        assertTrue(elapsedNs < PeerAdmission.BLOCK_NS - TimeUnit.SECONDS.toNanos(1),
             "the flood must fit in one block period for the exact count below; took " + elapsedNs / 1_000_000 + " ms");
         // every connection is accepted and handled once: let the stack catch up with the backlog
         Await.until(T, () -> counter("conn_up") - upBefore + delta(before, "conn_refused") + delta(before, "conn_refused_rate") == attempts,
             () -> "all " + attempts + " accepted: up " + (counter("conn_up") - upBefore) + ", " + hostileCounters());
         assertEquals(attempts - 10, delta(before, "conn_refused_rate"),
-            "10 accepted in the first second, then the address is refused for 10 s: " + hostileCounters());
+            "10 accepted in the first second, then the node pair is refused for 10 s: " + hostileCounters());
         for (final String name : new String[] {"conn_bad_frame", "conn_frame_timeout", "conn_refused_not_allowed", "conn_refused_limit"})
         {
             assertEquals(0, delta(before, name), name);
