@@ -48,6 +48,9 @@ final class StackAgent implements Agent, IdleBounds
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final Congestion congestion = new Congestion(sockets);
     private final SocketWakeups wakeups = new SocketWakeups();
+    private final Rotation socketRotation = new Rotation();
+    private final Rotation connectionRotation = new Rotation();
+    private final Rotation transportRotation = new Rotation();
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private long nowNs = System.nanoTime();
     /** Duty cycles begun. */
@@ -120,18 +123,29 @@ final class StackAgent implements Agent, IdleBounds
         nowNs = System.nanoTime();
         cycle++;
         int work = commands.drain(executeCommand, 64);
-        for (int i = 0, n = sockets.size(); i < n; i++)
+        // each list from a start that moves on every cycle, so that no socket or peer is always served last
+        final int socketCount = sockets.size();
+        final int firstSocket = socketRotation.first(socketCount);
+        for (int turn = 0; turn < socketCount; turn++)
         {
-            work += drainSocket(sockets.get(i), MESSAGES_PER_SOCKET_PER_CYCLE);
+            work += drainSocket(sockets.get(Rotation.index(firstSocket, turn, socketCount)), MESSAGES_PER_SOCKET_PER_CYCLE);
         }
         // write before reading: what the application just queued leaves without waiting for this cycle's reads
-        for (int i = 0; i < connections.size(); i++)
+        final int connectionCount = connections.size();
+        final int firstConnection = connectionRotation.first(connectionCount);
+        for (int turn = 0; turn < connectionCount; turn++)
         {
-            work += connections.get(i).doWork(nowNs);
+            work += connections.get(Rotation.index(firstConnection, turn, connectionCount)).doWork(nowNs);
         }
-        for (int i = 0, n = transports.size(); i < n; i++)
+        for (int i = connectionCount; i < connections.size(); i++)
         {
-            work += transports.get(i).doWork(nowNs);
+            work += connections.get(i).doWork(nowNs); // created during this loop (a loopback's reverse): served too
+        }
+        final int transportCount = transports.size();
+        final int firstTransport = transportRotation.first(transportCount);
+        for (int turn = 0; turn < transportCount; turn++)
+        {
+            work += transports.get(Rotation.index(firstTransport, turn, transportCount)).doWork(nowNs);
         }
         if (congestion.hasCongestedSockets())
         {
