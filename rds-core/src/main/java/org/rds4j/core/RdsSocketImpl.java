@@ -59,7 +59,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     private volatile Transport transport;
     private volatile boolean open = true;
 
-    // The agent writes, application threads take: received messages and events, and who waits for them.
+    // The agent writes, application threads take.
+    /** Received messages and events, and the threads waiting for them. */
     final ReceiveQueue received;
     /** Threads blocked in send: they register, the agent wakes them. */
     private final Waiters sendWaiters = new Waiters();

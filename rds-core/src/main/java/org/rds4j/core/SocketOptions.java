@@ -41,6 +41,7 @@ final class SocketOptions
     /**
      * Sets any option but {@code RDS_TRANSPORT} (see {@link #transportType(TransportType, boolean)}).
      *
+     * @param <T>    the option's type.
      * @param option the option.
      * @param value  its value, not null.
      * @throws UnsupportedOperationException if it is not an RDS socket option.
@@ -92,6 +93,7 @@ final class SocketOptions
     }
 
     /**
+     * @param <T>    the option's type.
      * @param option the option.
      * @return its value.
      * @throws UnsupportedOperationException if it is not an RDS socket option.
