@@ -1,7 +1,6 @@
 package org.rds4j.core;
 
 import org.jctools.queues.MpscArrayQueue;
-import org.jctools.queues.SpscGrowableArrayQueue;
 import org.rds4j.PeerAllowList;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
@@ -11,7 +10,6 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.TransportType;
 import org.rds4j.core.spi.Transport;
-import org.rds4j.core.wire.CongestionMap;
 import org.rds4j.core.wire.RdsHeader;
 
 import java.io.IOException;
@@ -21,79 +19,54 @@ import java.net.InetSocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The stack's implementation of {@link RdsSocket}. Application threads copy messages into pooled buffers
  * and hand them to the agent through a lock-free queue; the agent hands received messages back through
- * another. Send-buffer and receive-buffer bytes are counted with atomics both sides update.
+ * another. Send-buffer and receive-buffer bytes are counted with atomics both sides update. Its parts: the
+ * options ({@link SocketOptions}), the receive side ({@link ReceiveQueue}), the send side of congestion
+ * ({@link Congestion.Sender}) and the agent's own state ({@link SocketAgentState}).
  * <p>
  * A call that waits registers in {@link Waiters} and calls {@link AgentCalls#await}: in AGENT mode that parks
  * until the agent wakes it; in INVOKER mode it runs the agent's duty cycle on the waiting thread (or parks
  * briefly while another thread runs it). Non-blocking calls never run a duty cycle in either mode.
  */
-final class RdsSocketImpl implements RdsSocket
+final class RdsSocketImpl implements RdsSocket, Congestion.Member
 {
+    // Fields by owning thread, as Aeron's NetworkPublication groups them.
+
+    // Set at construction; any thread.
     private final CoreStack stack;
     private final StackCounters counters;
     private final MessagePool pool;
     /** The stack's allow-list: a send elsewhere is EACCES. */
     private final PeerAllowList allowedPeers;
+    private final SocketOptions options;
+    /** The send side of congestion: the destination check, and the refusals {@code RDS_CONG_MONITOR} reports. */
+    private final Congestion.Sender congestion;
+    /** The agent's side of this socket: fields of the agent's thread, apart. */
+    private final SocketAgentState agentState = new SocketAgentState();
 
-    /** Application threads to agent: messages to send. */
+    // Application threads write, the agent reads (and frees send-buffer bytes).
+    /** Messages to send. */
     final MpscArrayQueue<Message> outbound;
-    /**
-     * Agent to application threads (consumed under {@code receiveLock}): messages received. Practically
-     * unbounded because congestion is advisory and a peer may overrun the receive buffer; it grows to the
-     * deepest backlog seen and keeps that size, so steady state allocates nothing.
-     */
-    private final SpscGrowableArrayQueue<Message> inbound = new SpscGrowableArrayQueue<>(1024, 1 << 30);
-    private final ConcurrentLinkedQueue<Notification> notifications = new ConcurrentLinkedQueue<>();
-    private final ReentrantLock receiveLock = new ReentrantLock();
     private final AtomicLong sendQueued = new AtomicLong();
-    private final AtomicLong receiveQueued = new AtomicLong();
-    private final Waiters sendWaiters = new Waiters();
-    private final Waiters receiveWaiters = new Waiters();
-    private final Set<InetSocketAddress> refusedDestinations = ConcurrentHashMap.newKeySet();
-
-    private volatile boolean open = true;
-    private volatile boolean blocking = true;
+    /** Set once by bind, under this object's lock; the agent reads them after the bind command. */
     private volatile InetSocketAddress localAddress;
     private volatile LocalEndpoint endpoint;
     private volatile Transport transport;
-    private volatile TransportType transportType;
-    private boolean transportTypeSet;
-    private volatile int sendBufferBytes;
-    private volatile int receiveBufferBytes;
-    private volatile long sendTimeoutNs;
-    private volatile long receiveTimeoutNs;
-    private volatile boolean congestionMonitor;
-    private volatile RdsNotificationListener listener;
+    private volatile boolean open = true;
 
-    /** Agent: this socket's port is marked congested in its endpoint's map. */
-    volatile boolean congested;
-    /** Agent only: whom to wake at the end of the duty cycle; either set means the socket is on the agent's list. */
-    boolean wakeSendersPending;
-    boolean wakeReceiversPending;
-    /** Agent only: connections by remote address, and the last one used (most sockets talk to one peer at a time). */
-    private final Map<InetAddress, Connection> connections = new HashMap<>();
-    private InetAddress lastRemote;
-    private Connection lastConnection;
-    /** The congestion map of the last destination address sent to; replaced (never mutated) on change. */
-    private volatile PeerMap lastPeerMap;
+    // The agent writes, application threads take.
+    /** Received messages and events, and the threads waiting for them. */
+    final ReceiveQueue received;
+    /** Threads blocked in send: they register, the agent wakes them. */
+    private final Waiters sendWaiters = new Waiters();
 
-    private record PeerMap(InetAddress address, CongestionMap map)
-    {
-    }
+    // Application threads only.
+    private volatile boolean blocking = true;
 
     RdsSocketImpl(final CoreStack stack)
     {
@@ -101,10 +74,10 @@ final class RdsSocketImpl implements RdsSocket
         this.counters = stack.stackCounters();
         this.pool = stack.pool();
         this.outbound = new MpscArrayQueue<>(stack.config().socketQueueCapacity());
-        this.sendBufferBytes = stack.config().sendBufferBytes();
-        this.receiveBufferBytes = stack.config().receiveBufferBytes();
-        this.transportType = stack.config().transport();
         this.allowedPeers = stack.config().allowedPeers();
+        this.congestion = new Congestion.Sender(stack::congestionMap, counters.sendCongBlocked);
+        this.options = new SocketOptions(stack.config(), congestion);
+        this.received = new ReceiveQueue(pool, this, stack::wakeAgent);
     }
 
     // ---------------------------------------------------------------- bind
@@ -131,7 +104,7 @@ final class RdsSocketImpl implements RdsSocket
         {
             throw new RdsException(RdsResult.EINVAL, "port 1 is reserved by RDS");
         }
-        final Transport chosen = stack.selectTransport(transportType, address);
+        final Transport chosen = stack.selectTransport(options.transportType(), address);
         chosen.addLocalAddress(address);
         final LocalEndpoint chosenEndpoint = stack.endpoint(address);
         final int port = chosenEndpoint.claim(local.getPort());
@@ -185,7 +158,7 @@ final class RdsSocketImpl implements RdsSocket
             return RdsResult.EACCES;
         }
         final int length = src.remaining();
-        if (length > MAX_MESSAGE_SIZE || length > sendBufferBytes)
+        if (length > MAX_MESSAGE_SIZE || length > options.sendBufferBytes())
         {
             return RdsResult.EMSGSIZE;
         }
@@ -200,10 +173,9 @@ final class RdsSocketImpl implements RdsSocket
         }
         if (!blocking)
         {
-            if (result == RdsResult.ENOBUFS && congestionMonitor)
+            if (result == RdsResult.ENOBUFS)
             {
-                // only a refusal the caller sees is remembered (as the kernel's rs_cong_mask)
-                refusedDestinations.add(destination);
+                congestion.onRefusalReturned(destination);
             }
             return result;
         }
@@ -214,7 +186,7 @@ final class RdsSocketImpl implements RdsSocket
         throws IOException
     {
         final Thread me = Thread.currentThread();
-        final long timeoutNs = sendTimeoutNs;
+        final long timeoutNs = options.sendTimeoutNs();
         final long deadlineNs = System.nanoTime() + timeoutNs;
         sendWaiters.add(me);
         try
@@ -246,30 +218,13 @@ final class RdsSocketImpl implements RdsSocket
         }
     }
 
-    private CongestionMap peerMap(final InetAddress address)
-    {
-        final PeerMap last = lastPeerMap;
-        if (last != null && last.address == address)
-        {
-            return last.map;
-        }
-        final CongestionMap map = stack.congestionMap(address);
-        if (map != null)
-        {
-            lastPeerMap = new PeerMap(address, map);
-        }
-        return map;
-    }
-
     private int trySend(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
     {
-        final CongestionMap peerMap = peerMap(destination.getAddress());
-        if (peerMap != null && peerMap.isCongested(destination.getPort()))
+        if (congestion.refuses(destination))
         {
-            counters.sendCongBlocked.increment();
             return RdsResult.ENOBUFS;
         }
-        final int limit = sendBufferBytes;
+        final int limit = options.sendBufferBytes();
         if (length > limit)
         {
             return RdsResult.EMSGSIZE;
@@ -315,15 +270,10 @@ final class RdsSocketImpl implements RdsSocket
     }
 
     /** Agent: something a blocked sender waits for may have changed. */
-    void wakeSenders()
+    @Override
+    public void wakeSenders()
     {
         sendWaiters.wakeAll();
-    }
-
-    /** Agent: once per duty cycle in which a message was delivered to this socket. */
-    void wakeReceivers()
-    {
-        receiveWaiters.wakeAll();
     }
 
     @Override
@@ -349,45 +299,22 @@ final class RdsSocketImpl implements RdsSocket
     {
         Objects.requireNonNull(dst, "dst");
         ensureReceivable();
-        final InetSocketAddress sender = receiveNow(dst);
+        final InetSocketAddress sender = received.takeInto(dst);
         return sender != null || !blocking ? sender : receiveBlocking(dst);
-    }
-
-    /** Takes one message if one is queued; the lock is held only while taking it, never while waiting. */
-    private InetSocketAddress receiveNow(final ByteBuffer dst)
-    {
-        receiveLock.lock();
-        try
-        {
-            final Message message = nextInbound();
-            if (message == null)
-            {
-                return null;
-            }
-            final int length = Math.min(message.payloadLength, dst.remaining());
-            message.buffer.getBytes(RdsHeader.LENGTH, dst, length);
-            final InetSocketAddress sender = message.sender;
-            consumed(message);
-            return sender;
-        }
-        finally
-        {
-            receiveLock.unlock();
-        }
     }
 
     private InetSocketAddress receiveBlocking(final ByteBuffer dst) throws IOException
     {
         final Thread me = Thread.currentThread();
-        final long timeoutNs = receiveTimeoutNs;
+        final long timeoutNs = options.receiveTimeoutNs();
         final long deadlineNs = System.nanoTime() + timeoutNs;
-        receiveWaiters.add(me);
+        received.waiters.add(me);
         try
         {
             while (true)
             {
                 ensureOpen();
-                final InetSocketAddress sender = receiveNow(dst);
+                final InetSocketAddress sender = received.takeInto(dst);
                 if (sender != null || stack.calls().await(timeoutNs, deadlineNs) < 0)
                 {
                     return sender;
@@ -396,7 +323,7 @@ final class RdsSocketImpl implements RdsSocket
         }
         finally
         {
-            receiveWaiters.remove(me);
+            received.waiters.remove(me);
             stack.calls().endWait();
         }
     }
@@ -410,99 +337,7 @@ final class RdsSocketImpl implements RdsSocket
             throw new IllegalArgumentException("limit must be positive: " + limit);
         }
         ensureReceivable();
-        receiveLock.lock();
-        try
-        {
-            int delivered = 0;
-            Message message;
-            while (delivered < limit && (message = nextInbound()) != null)
-            {
-                delivered++;
-                try
-                {
-                    handler.onMessage(message.sender, message.payload());
-                }
-                finally
-                {
-                    consumed(message);
-                }
-            }
-            return delivered;
-        }
-        finally
-        {
-            receiveLock.unlock();
-        }
-    }
-
-    private Message nextInbound()
-    {
-        if (!notifications.isEmpty())
-        {
-            deliverNotifications();
-        }
-        return inbound.relaxedPoll();
-    }
-
-    private void deliverNotifications()
-    {
-        Notification notification;
-        while ((notification = notifications.poll()) != null)
-        {
-            final RdsNotificationListener current = listener;
-            if (current != null)
-            {
-                notification.deliverTo(current);
-            }
-        }
-    }
-
-    private void consumed(final Message message)
-    {
-        final long queued = receiveQueued.addAndGet(-message.payloadLength);
-        if (congested && queued < receiveBufferBytes / 2)
-        {
-            stack.wakeAgent();
-        }
-        pool.release(message);
-    }
-
-    /**
-     * Agent: queues a received message; receivers are woken by {@link #wakeReceivers}.
-     *
-     * @return the bytes now queued.
-     */
-    long enqueueInbound(final Message message)
-    {
-        final long queued = receiveQueued.addAndGet(message.payloadLength);
-        inbound.offer(message);
-        return queued;
-    }
-
-    /**
-     * Agent, when the socket is closed: recycles what the application did not receive. Never waits for an
-     * application thread: if one is still inside receive or poll, the messages are left to the garbage
-     * collector instead.
-     */
-    void releaseInbound()
-    {
-        if (!receiveLock.tryLock())
-        {
-            return;
-        }
-        try
-        {
-            Message message;
-            while ((message = inbound.relaxedPoll()) != null)
-            {
-                receiveQueued.addAndGet(-message.payloadLength);
-                pool.release(message);
-            }
-        }
-        finally
-        {
-            receiveLock.unlock();
-        }
+        return received.poll(handler, limit);
     }
 
     // ---------------------------------------------------------------- notifications
@@ -510,36 +345,15 @@ final class RdsSocketImpl implements RdsSocket
     @Override
     public RdsSocket setNotificationListener(final RdsNotificationListener listener)
     {
-        this.listener = listener;
+        received.listener(listener);
         return this;
     }
 
     /** Agent: queues an event if someone listens. */
-    void notifyListener(final Notification notification)
+    @Override
+    public void notifyListener(final Notification notification)
     {
-        if (listener != null)
-        {
-            notifications.offer(notification);
-            receiveWaiters.wakeAll();
-        }
-    }
-
-    /** Agent: a congested port became free; notify if this socket was refused by it while monitoring. */
-    void onPortFreed(final InetAddress address, final int port)
-    {
-        if (refusedDestinations.isEmpty())
-        {
-            return;
-        }
-        for (final Iterator<InetSocketAddress> it = refusedDestinations.iterator(); it.hasNext(); )
-        {
-            final InetSocketAddress refused = it.next();
-            if (refused.getPort() == port && refused.getAddress().equals(address))
-            {
-                it.remove();
-                notifyListener(new Notification(Notification.Kind.UNCONGESTED, refused));
-            }
-        }
+        received.notifyListener(notification);
     }
 
     // ---------------------------------------------------------------- options and state
@@ -550,105 +364,26 @@ final class RdsSocketImpl implements RdsSocket
         ensureOpen();
         Objects.requireNonNull(option, "option");
         Objects.requireNonNull(value, "value");
-        if (option == RdsOptions.SO_SNDBUF)
+        if (option == RdsOptions.RDS_TRANSPORT)
         {
-            sendBufferBytes = positive(option, (Integer)value);
-        }
-        else if (option == RdsOptions.SO_RCVBUF)
-        {
-            receiveBufferBytes = positive(option, (Integer)value);
-        }
-        else if (option == RdsOptions.SO_SNDTIMEO)
-        {
-            sendTimeoutNs = timeout(option, (Duration)value);
-        }
-        else if (option == RdsOptions.SO_RCVTIMEO)
-        {
-            receiveTimeoutNs = timeout(option, (Duration)value);
-        }
-        else if (option == RdsOptions.RDS_CONG_MONITOR)
-        {
-            congestionMonitor = (Boolean)value;
-            if (!congestionMonitor)
+            synchronized (this)
             {
-                refusedDestinations.clear();
+                options.transportType((TransportType)value, localAddress != null);
             }
-        }
-        else if (option == RdsOptions.RDS_TRANSPORT)
-        {
-            setTransport((TransportType)value);
         }
         else
         {
-            throw new UnsupportedOperationException("not an RDS socket option: " + option);
+            options.set(option, value);
         }
         return this;
     }
 
-    private synchronized void setTransport(final TransportType type) throws RdsException
-    {
-        if (localAddress != null || transportTypeSet)
-        {
-            throw new RdsException(RdsResult.EOPNOTSUPP, "the transport can be set once, before bind");
-        }
-        transportType = type;
-        transportTypeSet = true;
-    }
-
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(final SocketOption<T> option) throws IOException
     {
         ensureOpen();
         Objects.requireNonNull(option, "option");
-        final Object value;
-        if (option == RdsOptions.SO_SNDBUF)
-        {
-            value = sendBufferBytes;
-        }
-        else if (option == RdsOptions.SO_RCVBUF)
-        {
-            value = receiveBufferBytes;
-        }
-        else if (option == RdsOptions.SO_SNDTIMEO)
-        {
-            value = Duration.ofNanos(sendTimeoutNs);
-        }
-        else if (option == RdsOptions.SO_RCVTIMEO)
-        {
-            value = Duration.ofNanos(receiveTimeoutNs);
-        }
-        else if (option == RdsOptions.RDS_CONG_MONITOR)
-        {
-            value = congestionMonitor;
-        }
-        else if (option == RdsOptions.RDS_TRANSPORT)
-        {
-            value = transportType;
-        }
-        else
-        {
-            throw new UnsupportedOperationException("not an RDS socket option: " + option);
-        }
-        return (T)value;
-    }
-
-    private static int positive(final SocketOption<?> option, final int value)
-    {
-        if (value <= 0)
-        {
-            throw new IllegalArgumentException(option + " must be positive: " + value);
-        }
-        return value;
-    }
-
-    private static long timeout(final SocketOption<?> option, final Duration value)
-    {
-        if (value.isNegative())
-        {
-            throw new IllegalArgumentException(option + " must not be negative: " + value);
-        }
-        return value.isZero() ? 0 : Math.max(1, value.toNanos());
+        return options.get(option);
     }
 
     @Override
@@ -673,46 +408,42 @@ final class RdsSocketImpl implements RdsSocket
     @Override
     public long receiveQueuedBytes()
     {
-        return receiveQueued.get();
+        return received.queuedBytes();
     }
 
-    int receiveBufferBytes()
+    @Override
+    public int receiveBufferBytes()
     {
-        return receiveBufferBytes;
+        return options.receiveBufferBytes();
     }
 
     /** @return the socket's SO_SNDBUF in bytes; any thread. */
     int sendBufferBytes()
     {
-        return sendBufferBytes;
+        return options.sendBufferBytes();
     }
 
-    LocalEndpoint endpoint()
+    @Override
+    public LocalEndpoint endpoint()
     {
         return endpoint;
+    }
+
+    @Override
+    public SocketAgentState agentState()
+    {
+        return agentState;
+    }
+
+    @Override
+    public Congestion.Sender congestion()
+    {
+        return congestion;
     }
 
     Transport transport()
     {
         return transport;
-    }
-
-    /** Agent only: the connection to a remote node, cached per socket. */
-    Connection connectionTo(final InetAddress remote, final StackAgent agent)
-    {
-        if (remote == lastRemote)
-        {
-            return lastConnection;
-        }
-        Connection connection = connections.get(remote);
-        if (connection == null)
-        {
-            connection = agent.connection(endpoint, remote, transport);
-            connections.put(remote, connection);
-        }
-        lastRemote = remote;
-        lastConnection = connection;
-        return connection;
     }
 
     @Override
@@ -741,7 +472,7 @@ final class RdsSocketImpl implements RdsSocket
         }
         stack.onSocketClosed(this);
         sendWaiters.wakeAll();
-        receiveWaiters.wakeAll();
+        received.waiters.wakeAll();
     }
 
     private void ensureOpen() throws ClosedChannelException

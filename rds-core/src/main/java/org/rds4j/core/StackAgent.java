@@ -22,8 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The stack's one background agent: executes commands, moves messages from sockets into connections,
- * drives the transports' I/O and the connections' state machines, and keeps the congestion maps. Everything
- * here runs on the agent thread unless a method says otherwise.
+ * drives the transports' I/O and the connections' state machines, and applies the congestion policy
+ * ({@link Congestion}) to what it delivers and receives. Everything here runs on the agent thread unless a
+ * method says otherwise.
  */
 final class StackAgent implements Agent, IdleBounds
 {
@@ -47,13 +48,14 @@ final class StackAgent implements Agent, IdleBounds
     private final ArrayList<RdsSocketImpl> sockets = new ArrayList<>();
     private final ArrayList<Connection> connections = new ArrayList<>();
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
-    private final ArrayList<RdsSocketImpl> congestedSockets = new ArrayList<>();
-    private final ArrayList<RdsSocketImpl> socketsToWake = new ArrayList<>();
-    private final CongestionMap.PortConsumer onPeerPortFreed = this::onPeerPortFreed;
+    private final Congestion congestion = new Congestion(sockets);
+    private final SocketWakeups wakeups = new SocketWakeups();
+    private final Rotation socketRotation = new Rotation();
+    private final Rotation connectionRotation = new Rotation();
+    private final Rotation transportRotation = new Rotation();
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private final NanoClock clock;
     private final EpochClock epochClock;
-    private InetAddress updatingPeer;
     private long nowNs;
     /** Duty cycles begun. */
     private long cycle;
@@ -131,24 +133,35 @@ final class StackAgent implements Agent, IdleBounds
         nowNs = clock.nanoTime();
         cycle++;
         int work = commands.drain(executeCommand, 64);
-        for (int i = 0, n = sockets.size(); i < n; i++)
+        // each list from a start that moves on every cycle, so that no socket or peer is always served last
+        final int socketCount = sockets.size();
+        final int firstSocket = socketRotation.first(socketCount);
+        for (int turn = 0; turn < socketCount; turn++)
         {
-            work += drainSocket(sockets.get(i), MESSAGES_PER_SOCKET_PER_CYCLE);
+            work += drainSocket(sockets.get(Rotation.index(firstSocket, turn, socketCount)), MESSAGES_PER_SOCKET_PER_CYCLE);
         }
         // write before reading: what the application just queued leaves without waiting for this cycle's reads
-        for (int i = 0; i < connections.size(); i++)
+        final int connectionCount = connections.size();
+        final int firstConnection = connectionRotation.first(connectionCount);
+        for (int turn = 0; turn < connectionCount; turn++)
         {
-            work += connections.get(i).doWork(nowNs);
+            work += connections.get(Rotation.index(firstConnection, turn, connectionCount)).doWork(nowNs);
         }
-        for (int i = 0, n = transports.size(); i < n; i++)
+        for (int i = connectionCount; i < connections.size(); i++)
         {
-            work += transports.get(i).doWork(nowNs);
+            work += connections.get(i).doWork(nowNs); // created during this loop (a loopback's reverse): served too
         }
-        if (!congestedSockets.isEmpty())
+        final int transportCount = transports.size();
+        final int firstTransport = transportRotation.first(transportCount);
+        for (int turn = 0; turn < transportCount; turn++)
         {
-            work += releaseDrainedPorts();
+            work += transports.get(Rotation.index(firstTransport, turn, transportCount)).doWork(nowNs);
         }
-        wakeChangedSockets();
+        if (congestion.hasCongestedSockets())
+        {
+            work += congestion.releaseDrainedPorts();
+        }
+        wakeups.wakeAll();
         if (infoFile != null && nowNs - nextInfoSnapshotNs >= 0)
         {
             nextInfoSnapshotNs = nowNs + StackInfoFile.SNAPSHOT_INTERVAL_NS;
@@ -187,7 +200,7 @@ final class StackAgent implements Agent, IdleBounds
     @Override
     public long idleDeadlineNs(final long nowNs)
     {
-        if (!congestedSockets.isEmpty())
+        if (congestion.hasCongestedSockets())
         {
             return nowNs;
         }
@@ -213,53 +226,6 @@ final class StackAgent implements Agent, IdleBounds
     void infoFile(final StackInfoFile file)
     {
         this.infoFile = file;
-    }
-
-    /** Schedules a wake-up of a socket's blocked senders for the end of this duty cycle (one per cycle). */
-    private void wakeSendersLater(final RdsSocketImpl socket)
-    {
-        if (!socket.wakeSendersPending)
-        {
-            listToWake(socket);
-            socket.wakeSendersPending = true;
-        }
-    }
-
-    /** Schedules a wake-up of a socket's blocked receivers for the end of this duty cycle (one per cycle). */
-    private void wakeReceiversLater(final RdsSocketImpl socket)
-    {
-        if (!socket.wakeReceiversPending)
-        {
-            listToWake(socket);
-            socket.wakeReceiversPending = true;
-        }
-    }
-
-    private void listToWake(final RdsSocketImpl socket)
-    {
-        if (!socket.wakeSendersPending && !socket.wakeReceiversPending)
-        {
-            socketsToWake.add(socket);
-        }
-    }
-
-    private void wakeChangedSockets()
-    {
-        for (int i = 0, n = socketsToWake.size(); i < n; i++)
-        {
-            final RdsSocketImpl socket = socketsToWake.get(i);
-            if (socket.wakeSendersPending)
-            {
-                socket.wakeSendersPending = false;
-                socket.wakeSenders();
-            }
-            if (socket.wakeReceiversPending)
-            {
-                socket.wakeReceiversPending = false;
-                socket.wakeReceivers();
-            }
-        }
-        socketsToWake.clear();
     }
 
     private void execute(final StackCommand command)
@@ -312,15 +278,10 @@ final class StackAgent implements Agent, IdleBounds
             counters.sendCancelled.getAndAdd(connection.cancel(socket, -1));
         }
         endpoint.sockets.remove(port, socket);
-        if (socket.congested)
-        {
-            socket.congested = false;
-            congestedSockets.remove(socket);
-            clearLocalCongestion(endpoint, port);
-        }
-        socket.releaseInbound();
+        congestion.onUnbind(socket);
+        socket.received.releaseAll();
         socket.wakeSenders();
-        socket.wakeReceivers();
+        socket.received.waiters.wakeAll();
     }
 
     /**
@@ -341,12 +302,12 @@ final class StackAgent implements Agent, IdleBounds
                 releaseSent(message);
                 continue;
             }
-            socket.connectionTo(message.destination.getAddress(), this).enqueue(message);
+            socket.agentState().connectionTo(message.destination.getAddress(), socket, this).enqueue(message);
             counters.sendQueued.incrementOrdered();
         }
         if (moved > 0)
         {
-            wakeSendersLater(socket);
+            wakeups.senders(socket);
         }
         return moved;
     }
@@ -368,41 +329,10 @@ final class StackAgent implements Agent, IdleBounds
         final Message message = pool.acquire(length);
         message.buffer.putBytes(org.rds4j.core.wire.RdsHeader.LENGTH, buffer, offset, length);
         message.sender = sender;
-        final long queued = socket.enqueueInbound(message);
-        wakeReceiversLater(socket);
+        final long queued = socket.received.offer(message);
+        wakeups.receivers(socket);
         counters.recvDelivered.incrementOrdered();
-        if (queued > socket.receiveBufferBytes() && !socket.congested)
-        {
-            socket.congested = true;
-            congestedSockets.add(socket);
-            socket.endpoint().congestionMap.set(socket.localAddress().getPort());
-        }
-    }
-
-    private int releaseDrainedPorts()
-    {
-        int work = 0;
-        for (int i = congestedSockets.size() - 1; i >= 0; i--)
-        {
-            final RdsSocketImpl socket = congestedSockets.get(i);
-            if (socket.receiveQueuedBytes() < socket.receiveBufferBytes() / 2)
-            {
-                congestedSockets.remove(i);
-                socket.congested = false;
-                clearLocalCongestion(socket.endpoint(), socket.localAddress().getPort());
-                work++;
-            }
-        }
-        return work;
-    }
-
-    private void clearLocalCongestion(final LocalEndpoint endpoint, final int port)
-    {
-        if (endpoint.congestionMap.clear(port))
-        {
-            onPortFreed(endpoint.address, port);
-            wakeBlockedSenders();
-        }
+        congestion.onReceived(socket, queued);
     }
 
     /**
@@ -429,7 +359,7 @@ final class StackAgent implements Agent, IdleBounds
         if (socket != null)
         {
             socket.releaseSendBytes(length);
-            wakeSendersLater(socket);
+            wakeups.senders(socket);
         }
     }
 
@@ -528,33 +458,7 @@ final class StackAgent implements Agent, IdleBounds
     void onPeerCongestionMap(
         final InetAddress peer, final CongestionMap peerMap, final DirectBuffer buffer, final int offset)
     {
-        updatingPeer = peer;
-        if (peerMap.replace(buffer, offset, onPeerPortFreed))
-        {
-            wakeBlockedSenders();
-        }
-        updatingPeer = null;
-    }
-
-    private void onPeerPortFreed(final int port)
-    {
-        onPortFreed(updatingPeer, port);
-    }
-
-    private void onPortFreed(final InetAddress address, final int port)
-    {
-        for (int i = 0, n = sockets.size(); i < n; i++)
-        {
-            sockets.get(i).onPortFreed(address, port);
-        }
-    }
-
-    private void wakeBlockedSenders()
-    {
-        for (int i = 0, n = sockets.size(); i < n; i++)
-        {
-            sockets.get(i).wakeSenders();
-        }
+        congestion.onPeerMap(peer, peerMap, buffer, offset);
     }
 
     @Override

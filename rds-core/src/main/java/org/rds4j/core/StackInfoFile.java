@@ -378,7 +378,7 @@ final class StackInfoFile implements AutoCloseable
             buffer.putInt(offset + SOCK_SEND_BUFFER, socket.sendBufferBytes());
             buffer.putLong(offset + SOCK_RECEIVE_QUEUED, socket.receiveQueuedBytes());
             buffer.putInt(offset + SOCK_RECEIVE_BUFFER, socket.receiveBufferBytes());
-            buffer.putByte(offset + SOCK_CONGESTED, (byte)(socket.congested ? 1 : 0));
+            buffer.putByte(offset + SOCK_CONGESTED, (byte)(socket.agentState().congested ? 1 : 0));
             buffer.putBytes(offset + SOCK_TRANSPORT, transportName(socket.transport()));
         }
 
