@@ -503,7 +503,7 @@ public final class CoreStack implements RdsStack
         }
 
         @Override
-        public Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
+        public ConnPath connection(final InetAddress local, final InetAddress remote, final Transport transport)
         {
             return agent.connection(local, remote, transport);
         }

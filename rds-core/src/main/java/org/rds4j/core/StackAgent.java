@@ -30,9 +30,6 @@ final class StackAgent implements Agent, IdleBounds
     final RdsStackConfig config;
     final StackCounters counters;
     final MessagePool pool;
-    final long ackDelayNs;
-    final long heartbeatIntervalNs;
-    final long heartbeatTimeoutNs;
     /** This stack's generation number, random and non-zero: a peer that sees it change knows we restarted. */
     final int generation;
 
@@ -45,6 +42,8 @@ final class StackAgent implements Agent, IdleBounds
     private final ArrayList<RdsSocketImpl> sockets = new ArrayList<>();
     private final ArrayList<Connection> connections = new ArrayList<>();
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
+    /** What the connections' paths see of this agent. */
+    private final PathHost pathHost = new AgentPathHost(this);
     private final ArrayList<RdsSocketImpl> congestedSockets = new ArrayList<>();
     private final ArrayList<RdsSocketImpl> socketsToWake = new ArrayList<>();
     private final CongestionMap.PortConsumer onPeerPortFreed = this::onPeerPortFreed;
@@ -78,9 +77,6 @@ final class StackAgent implements Agent, IdleBounds
         this.loopback = loopback;
         this.endpoints = endpoints;
         this.congestionMaps = congestionMaps;
-        this.ackDelayNs = config.ackDelay().toNanos();
-        this.heartbeatIntervalNs = config.heartbeatInterval().toNanos();
-        this.heartbeatTimeoutNs = config.heartbeatTimeout().toNanos();
         int random;
         do
         {
@@ -442,7 +438,7 @@ final class StackAgent implements Agent, IdleBounds
         if (connection == null)
         {
             final CongestionMap peerMap = congestionMaps.computeIfAbsent(remote, address -> new CongestionMap());
-            connection = new Connection(this, endpoint, remote, transport, peerMap);
+            connection = new Connection(pathHost, endpoint, remote, transport, peerMap);
             connectionsByKey.put(key, connection);
             connections.add(connection);
             endpoint.connections.add(connection);
@@ -450,11 +446,11 @@ final class StackAgent implements Agent, IdleBounds
         return connection;
     }
 
-    /** For transports: the connection for an address pair, or null if no socket is bound to {@code local}. */
-    Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
+    /** For transports: the path of the connection for an address pair, or null if no socket is bound to {@code local}. */
+    ConnPath connection(final InetAddress local, final InetAddress remote, final Transport transport)
     {
         final LocalEndpoint endpoint = endpoints.get(local);
-        return endpoint == null ? null : connection(endpoint, remote, transport);
+        return endpoint == null ? null : connection(endpoint, remote, transport).path(0);
     }
 
     private Connection existingConnection(final RdsSocketImpl socket, final InetAddress remote)

@@ -133,8 +133,8 @@ class StackInfoFileTest
             final LocalEndpoint endpointV6 = stack.endpoint(v6);
             stack.call(agent ->
             {
-                agent.connection(endpointA, b, stack.transport("loop")).connectIfDown();
-                agent.connection(endpointV6, v6, stack.transport("loop")).connectIfDown();
+                agent.connection(endpointA, b, stack.transport("loop")).path(0).connectIfDown();
+                agent.connection(endpointV6, v6, stack.transport("loop")).path(0).connectIfDown();
                 return null;
             });
             try (StackInfoReader reader = StackInfoReader.open(stack.infoFile()))
