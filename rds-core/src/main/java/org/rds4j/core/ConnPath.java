@@ -576,6 +576,7 @@ final class ConnPath implements ConnectionPath
                 frames.onPartial(frame);
                 for (int j = i + 1; j < count; j++)
                 {
+                    frames.onNotWritten(out[j]);
                     out[j] = null;
                 }
                 return i;

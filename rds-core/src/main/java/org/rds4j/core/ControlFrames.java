@@ -208,6 +208,21 @@ final class ControlFrames
         inProgress = kind == Kind.DATA && frame.position() == 0 ? Kind.NONE : kind;
     }
 
+    /**
+     * A frame given after the one a write stopped in was not written at all: the probe is given again (giving it
+     * cleared its due flag); the others come again by themselves (the congestion map's version and the ack state
+     * did not move).
+     *
+     * @param frame the frame not written.
+     */
+    void onNotWritten(final ByteBuffer frame)
+    {
+        if (frame == probeFrame)
+        {
+            probeDue = true;
+        }
+    }
+
     /** Every frame given was written. */
     void onAllWritten()
     {

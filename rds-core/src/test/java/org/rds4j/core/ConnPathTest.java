@@ -143,6 +143,21 @@ class ConnPathTest
     }
 
     @Test
+    void aPartlyWrittenCongestionMapIsFinishedBeforeTheProbeAndSentAgainIfItChanged()
+    {
+        final FakeTransportPath wire = connect(new FakeTransportPath(path));
+        wire.budget = 100;
+        connection.doWork(host.nowNs);
+        connection.local.congestionMap.set(9);
+        wire.budget = Integer.MAX_VALUE;
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(CONGESTION, PROBE), wire.frames());
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(CONGESTION), wire.frames());
+        assertCounters("cong_update_queued", 2, "send_probe", 1);
+    }
+
+    @Test
     void anAckWaitsOneCycleForAReplyOrTheAckDelay()
     {
         final FakeTransportPath wire = bringUp();

@@ -56,6 +56,8 @@ class ControlFramesTest
         assertEquals(0, RdsHeader.sequence(header, 0));
         assertTrue(RdsHeader.isChecksumValid(header, 0));
         assertEquals(ControlFrames.Kind.PROBE, frames.kindOf(probe));
+        frames.onNotWritten(probe);
+        assertTrue(frames.probeDue(), "a probe given behind a write that stopped goes again");
     }
 
     @Test
