@@ -39,37 +39,22 @@ final class ConnPath implements ConnectionPath
 {
     private static final Logger LOG = LoggerFactory.getLogger(ConnPath.class);
 
-    /** The paths rds4j offers in the handshake: one per node pair. */
-    private static final int NPATHS = 1;
-
     private final PathHost host;
     private final StackCounters counters;
     private final Connection connection;
     private final Transport transport;
     private final FrameReceiver receiver;
-    private final SendQueue queue = new SendQueue();
-    private final AckRequestBudget ackBudget = new AckRequestBudget();
     private final ReconnectBackoff backoff;
     private final ReceiveAcks acks;
     private final Liveness liveness;
     private final PeerHandshake handshake = new PeerHandshake(this);
-    private final ControlFrames frames;
+    private final PathSender sender;
 
     private volatile ConnectionState state = ConnectionState.DOWN;
     /** The live transport connection: not null in HANDSHAKE and UP only. */
     private TransportPath path;
-    /** The first transport connection of this stack's life with the peer is up, or not yet made. */
-    private boolean firstSession = true;
     private long reconnectAtNs;
     private boolean reconnectWanted;
-
-    private volatile long nextTxSequence = 1;
-    /** Highest sequence fully handed to a transport; an ack above it acks something never sent. */
-    private long highestSequenceSent;
-    /** Highest ack the peer sent (at most {@link #highestSequenceSent}). */
-    private long highestAck;
-    /** {@link #highestSequenceSent} when the current path came up: a higher sequence was only ever sent on it. */
-    private long pathSequenceFloor;
 
     /**
      * @param host       the stack.
@@ -85,10 +70,10 @@ final class ConnPath implements ConnectionPath
         this.receiver = receiver;
         this.backoff = new ReconnectBackoff(
             host.config().reconnectDelayMin().toNanos(), host.config().reconnectDelayMax().toNanos());
-        this.acks = new ReceiveAcks(host.config().ackDelay().toNanos());
+        this.acks = new ReceiveAcks(host.config().ackDelay().toNanos(), counters);
         this.liveness = new Liveness(host.config().heartbeatInterval().toNanos(),
             host.config().heartbeatTimeout().toNanos(), host.config().connectTimeout().toNanos());
-        this.frames = new ControlFrames(transport.checksumsHeaders());
+        this.sender = new PathSender(host, transport.checksumsHeaders(), acks);
     }
 
     @Override
@@ -123,19 +108,16 @@ final class ConnPath implements ConnectionPath
         return current == ConnectionState.UP || current == ConnectionState.HANDSHAKE;
     }
 
-    long nextTxSequence()
+    /** @return the send half: sequences, the send queue, the frames given to the transport. */
+    PathSender sender()
     {
-        return nextTxSequence;
+        return sender;
     }
 
-    long nextRxSequence()
+    /** @return the receive side's sequence and ack state. */
+    ReceiveAcks acks()
     {
-        return acks.nextRxSequence();
-    }
-
-    int queuedMessages()
-    {
-        return queue.size();
+        return acks;
     }
 
     /** @return what the handshake knows of the peer. */
@@ -191,11 +173,10 @@ final class ConnPath implements ConnectionPath
             return;
         }
         path = newPath;
-        pathSequenceFloor = highestSequenceSent;
         backoff.reset();
         liveness.onPathUp(host.nowNs());
         final boolean handshaking = handshake.onPathUp(newPath, transport.startsWithHandshake());
-        frames.onPathUp(handshaking);
+        sender.onPathUp(handshaking);
         // an ack may have been lost with the old connection: repeat it at once
         acks.onPathUp(host.cycle());
         if (!handshaking)
@@ -262,9 +243,9 @@ final class ConnPath implements ConnectionPath
         final TransportPath old = path;
         path = null;
         old.close();
-        requeueForRetransmission();
+        sender.requeueForRetransmission();
         transition(state, ConnectionState.DOWN);
-        firstSession = false;
+        acks.onPathDown();
         counters.connReset.incrementOrdered();
         reconnectWanted = connection.initiatesReconnect();
         reconnectAtNs = host.nowNs() + backoff.nextDelayNs();
@@ -291,25 +272,6 @@ final class ConnPath implements ConnectionPath
         }
     }
 
-    private void requeueForRetransmission()
-    {
-        final int resent = queue.sentCount() + (frames.inProgress() == ControlFrames.Kind.DATA ? 1 : 0);
-        for (int i = 0; i < queue.size(); i++)
-        {
-            final Message message = queue.get(i);
-            if (i < resent && !message.cancelled)
-            {
-                message.flags |= RdsHeader.FLAG_RETRANSMITTED;
-                counters.sendRetransmitted.incrementOrdered();
-            }
-            message.stamped = false;
-            message.rewind();
-        }
-        queue.removeIf((index, message) -> message.cancelled, host::releaseMessage);
-        queue.markAllUnsent();
-        frames.clear();
-    }
-
     /**
      * Agent duty: connects when due; when up, gives up a dead peer, sends the heartbeat and transmits.
      *
@@ -332,7 +294,7 @@ final class ConnPath implements ConnectionPath
             }
             return hasOutput(nowNs) ? path.transmit() : 0;
         }
-        if (current == ConnectionState.DOWN && nowNs >= reconnectAtNs && (reconnectWanted || queue.size() > 0))
+        if (current == ConnectionState.DOWN && nowNs >= reconnectAtNs && (reconnectWanted || sender.queuedMessages() > 0))
         {
             transition(ConnectionState.DOWN, ConnectionState.CONNECTING);
             transport.connect(this);
@@ -355,11 +317,11 @@ final class ConnPath implements ConnectionPath
         if (current == ConnectionState.UP)
         {
             final boolean ackOwed = handshake.kind() != PeerKind.KERNEL_TRANSPORT_ACKED && acks.isAckOwed();
-            return queue.size() > 0 || ackOwed || hasOutput(nowNs) ? nowNs : liveness.deadlineNs();
+            return sender.queuedMessages() > 0 || ackOwed || hasOutput(nowNs) ? nowNs : liveness.deadlineNs();
         }
         if (current == ConnectionState.DOWN)
         {
-            return reconnectWanted || queue.size() > 0 ? reconnectAtNs : Transport.NO_DEADLINE;
+            return reconnectWanted || sender.queuedMessages() > 0 ? reconnectAtNs : Transport.NO_DEADLINE;
         }
         return nowNs;
     }
@@ -393,70 +355,20 @@ final class ConnPath implements ConnectionPath
         {
             transition(state, ConnectionState.DOWN);
         }
-        Message message;
-        while ((message = queue.pollHead()) != null)
-        {
-            release(message);
-        }
+        sender.releaseAll();
     }
 
     // ---------------------------------------------------------------- sending
 
-    /**
-     * Appends a message to the send queue with the next sequence number.
-     *
-     * @param message the message.
-     */
-    void enqueue(final Message message)
-    {
-        message.sequence = nextTxSequence++;
-        message.rewind();
-        queue.add(message);
-    }
-
-    /**
-     * Removes a socket's unacked messages, to one port or all. A message a transport is part way through
-     * writing is marked cancelled instead: it completes, but is never retransmitted.
-     *
-     * @param socket the owner.
-     * @param dport  the destination port, or -1 for every port.
-     * @return how many messages were dropped.
-     */
-    int cancel(final RdsSocketImpl socket, final int dport)
-    {
-        final int writing = frames.inProgress() == ControlFrames.Kind.DATA ? queue.sentCount() : -1;
-        int dropped = 0;
-        if (writing >= 0)
-        {
-            final Message message = queue.get(writing);
-            if (message.socket == socket && (dport < 0 || message.dport == dport) && !message.cancelled)
-            {
-                message.cancelled = true;
-                host.releaseBytes(message);
-                dropped++;
-            }
-        }
-        dropped += queue.removeIf(
-            (index, message) -> index != writing && message.socket == socket && (dport < 0 || message.dport == dport),
-            host::releaseSent);
-        return dropped;
-    }
-
     private boolean hasOutput(final long nowNs)
     {
-        return frames.hasOutput(connection.local.congestionMap) ||
-            (state == ConnectionState.UP && (queue.hasUnsent() || frames.ackWanted() || isAckDue(nowNs)));
+        return sender.hasOutput(connection.local.congestionMap, state == ConnectionState.UP, isAckDue(nowNs));
     }
 
-    /**
-     * Asks for an ack-only frame on the next {@link #fillTransmit} after the handshake, even if no ack is due
-     * (its ack may then be 0), unless a data frame goes first. For a transport that must send something of
-     * its own in a header (IB: a credit update). One frame however often it is asked before it is sent.
-     */
     @Override
     public void requestControlFrame()
     {
-        frames.requestAck();
+        sender.requestControlFrame();
     }
 
     @Override
@@ -465,15 +377,10 @@ final class ConnPath implements ConnectionPath
         return acks.ackValue();
     }
 
-    /**
-     * @return the highest sequence the peer has acked that was first sent on the current path, so the peer has
-     *         read the path's bytes up to the end of that frame and of every frame before it; 0 if there is none
-     *         yet. A retransmitted frame proves nothing: the peer may have acked it on an earlier path.
-     */
     @Override
     public long sequenceReadOnPath()
     {
-        return highestAck > pathSequenceFloor ? highestAck : 0;
+        return sender.sequenceReadOnPath();
     }
 
     /** Kernel RDS over TCP ignores RDS acks and takes an ack-only frame's sequence 0 as the next in sequence. */
@@ -482,127 +389,17 @@ final class ConnPath implements ConnectionPath
         return handshake.kind() != PeerKind.KERNEL_TRANSPORT_ACKED && acks.isAckDue(nowNs, host.cycle());
     }
 
-    /**
-     * Gives a transport the frames to send next, in order: the frame it was part way through, the congestion
-     * map if it changed (always first on a new connection), the handshake probe on a new connection, then,
-     * once the handshake is done, data frames, and an ack-only frame when an ack is due and no data frame
-     * carries it. Frames are positioned from their first unsent byte.
-     */
     @Override
     public int fillTransmit(final ByteBuffer[] out, final int max)
     {
-        int count = 0;
-        int nextData = queue.sentCount();
-        boolean dataGiven = false;
-        final ByteBuffer resumed = frames.resume();
-        if (resumed != null)
-        {
-            out[count++] = resumed;
-        }
-        else if (frames.inProgress() == ControlFrames.Kind.DATA)
-        {
-            out[count++] = queue.get(nextData++).frame;
-            dataGiven = true;
-        }
-        if (count < max && frames.congestionDue(connection.local.congestionMap))
-        {
-            out[count++] = frames.congestion(connection.local.congestionMap);
-            counters.congUpdateQueued.incrementOrdered();
-        }
-        if (count < max && frames.probeDue())
-        {
-            out[count++] = frames.probe(NPATHS, host.generation());
-        }
-        if (state != ConnectionState.UP)
-        {
-            return count;
-        }
-        final long ack = acks.ackValue();
-        while (count < max && nextData < queue.size())
-        {
-            out[count++] = stampData(queue.get(nextData++), ack);
-            dataGiven = true;
-            frames.dataGiven();
-        }
-        if (count < max && !dataGiven && frames.ackFree() && (frames.ackWanted() || isAckDue(host.nowNs())))
-        {
-            out[count++] = frames.ack(ack);
-        }
-        return count;
+        return sender.fill(out, max, connection.local.congestionMap, state == ConnectionState.UP,
+            isAckDue(host.nowNs()), handshake.kind() != PeerKind.KERNEL_WITHOUT_PROBES);
     }
 
-    private ByteBuffer stampData(final Message message, final long ack)
-    {
-        if (!message.stamped)
-        {
-            message.stamped = true;
-            final boolean retransmission = (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0;
-            if (ackBudget.charge(message.payloadLength) || retransmission)
-            {
-                message.flags |= RdsHeader.FLAG_ACK_REQUIRED;
-            }
-            if ((message.flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
-            {
-                counters.sendAckRequired.incrementOrdered();
-            }
-        }
-        RdsHeader.write(message.buffer, 0, message.sequence, ack, message.payloadLength, message.sport,
-            message.dport, message.flags, 0);
-        if ((message.sport == RdsHeader.PROBE_PORT || message.dport == RdsHeader.PROBE_PORT) &&
-            handshake.kind() != PeerKind.KERNEL_WITHOUT_PROBES)
-        {
-            RdsHeader.writeHandshakeExtensions(message.buffer, 0, NPATHS, host.generation());
-        }
-        if (transport.checksumsHeaders())
-        {
-            RdsHeader.writeChecksum(message.buffer, 0);
-        }
-        return message.frame;
-    }
-
-    /**
-     * Tells how far a write of frames from {@link #fillTransmit} went: frames with nothing remaining are done;
-     * the first with bytes remaining is resumed by the next fill (see {@link ControlFrames}).
-     */
     @Override
     public int onTransmitted(final ByteBuffer[] out, final int count)
     {
-        for (int i = 0; i < count; i++)
-        {
-            final ByteBuffer frame = out[i];
-            out[i] = null;
-            if (frame.hasRemaining())
-            {
-                frames.onPartial(frame);
-                for (int j = i + 1; j < count; j++)
-                {
-                    frames.onNotWritten(out[j]);
-                    out[j] = null;
-                }
-                return i;
-            }
-            switch (frames.onWritten(frame))
-            {
-                case ACK:
-                    acks.ackSent(frames.ackFilled());
-                    counters.sendAckOnly.incrementOrdered();
-                    break;
-                case PROBE:
-                    counters.sendProbe.incrementOrdered();
-                    break;
-                case DATA:
-                    final Message message = queue.get(queue.sentCount());
-                    queue.markSent();
-                    highestSequenceSent = Math.max(highestSequenceSent, message.sequence);
-                    acks.ackSent(RdsHeader.ack(message.buffer, 0));
-                    counters.sendTransmitted.incrementOrdered();
-                    break;
-                default:
-                    break;
-            }
-        }
-        frames.onAllWritten();
-        return count;
+        return sender.onTransmitted(out, count);
     }
 
     // ---------------------------------------------------------------- receiving
@@ -617,41 +414,6 @@ final class ConnPath implements ConnectionPath
     void onFrameArrived()
     {
         liveness.onFrame(host.nowNs(), state == ConnectionState.HANDSHAKE);
-    }
-
-    /**
-     * Applies the receive rules to a sequenced frame.
-     *
-     * @param sequence its sequence, not 0.
-     * @param flags    its flags.
-     * @return false if it is an old retransmission, to drop.
-     */
-    boolean acceptSequence(final long sequence, final int flags)
-    {
-        final boolean ackRequired = (flags & RdsHeader.FLAG_ACK_REQUIRED) != 0;
-        if (ackRequired)
-        {
-            counters.recvAckRequired.incrementOrdered();
-        }
-        acks.onSequenced(ackRequired, host.nowNs(), host.cycle());
-        if ((flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
-        {
-            if (sequence < acks.nextRxSequence())
-            {
-                counters.recvDropOldSeq.incrementOrdered();
-                return false;
-            }
-            if (firstSession)
-            {
-                // a peer retransmits only what it sent on an earlier connection, and this stack had none with
-                // it: the frame was meant for an earlier process at this address (a kernel peer resends its
-                // unacked messages before it has seen the new generation)
-                counters.recvDropStale.incrementOrdered();
-                return false;
-            }
-        }
-        acks.accept(sequence);
-        return true;
     }
 
     /**
@@ -685,53 +447,16 @@ final class ConnPath implements ConnectionPath
     }
 
     /**
-     * The peer restarted: drops every message sent to the old process (it may have delivered them; resending
-     * would deliver them twice or to a stranger), numbers the never-sent rest from 1 as for a new connection,
-     * and forgets the old process's sequence and acks.
+     * The peer restarted: drops what was sent to the old process, numbers the rest from 1, and forgets the old
+     * process's sequence and acks.
      */
     private void forgetOldIncarnation(final int oldGeneration, final int newGeneration)
     {
-        final int sent = queue.sentCount();
-        final long flushedBefore = counters.sendFlushedPeerRestart.get();
-        queue.removeIf(
-            (index, message) -> index < sent || message.cancelled || (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0,
-            this::releaseFlushed);
-        nextTxSequence = 1;
-        for (int i = 0; i < queue.size(); i++)
-        {
-            final Message message = queue.get(i);
-            message.sequence = nextTxSequence++;
-            message.stamped = false;
-        }
-        highestSequenceSent = 0;
-        highestAck = 0;
-        pathSequenceFloor = 0;
+        final long flushed = sender.forgetOldIncarnation();
         acks.reset();
         counters.connPeerRestart.incrementOrdered();
         LOG.info("{} peer restarted (generation {} -> {}): {} messages sent to the old process dropped", this,
-            Integer.toHexString(oldGeneration), Integer.toHexString(newGeneration),
-            counters.sendFlushedPeerRestart.get() - flushedBefore);
-    }
-
-    private void releaseFlushed(final Message message)
-    {
-        if (!message.cancelled && message.socket != null)
-        {
-            counters.sendFlushedPeerRestart.incrementOrdered(); // an application's message, not a pong or probe
-        }
-        release(message);
-    }
-
-    private void release(final Message message)
-    {
-        if (message.cancelled)
-        {
-            host.releaseMessage(message);
-        }
-        else
-        {
-            host.releaseSent(message);
-        }
+            Integer.toHexString(oldGeneration), Integer.toHexString(newGeneration), flushed);
     }
 
     /**
@@ -743,18 +468,7 @@ final class ConnPath implements ConnectionPath
     @Override
     public void onPeerAck(final long ack)
     {
-        if (ack > highestSequenceSent)
-        {
-            counters.recvDropBadAck.incrementOrdered();
-            return;
-        }
-        highestAck = Math.max(highestAck, ack);
-        Message message;
-        while ((message = queue.pollAcked(ack, frames.inProgress() == ControlFrames.Kind.DATA)) != null)
-        {
-            counters.sendDropAcked.incrementOrdered();
-            release(message);
-        }
+        sender.onAck(ack);
     }
 
     /**
@@ -765,35 +479,13 @@ final class ConnPath implements ConnectionPath
     {
         if (handshake.kind() == PeerKind.KERNEL_WITHOUT_PROBES)
         {
-            queueControl(RdsHeader.PROBE_PORT, RdsHeader.PROBE_PORT).flags = RdsHeader.FLAG_ACK_REQUIRED;
+            sender.queueControl(RdsHeader.PROBE_PORT, RdsHeader.PROBE_PORT).flags = RdsHeader.FLAG_ACK_REQUIRED;
         }
         else
         {
-            queueControl(RdsHeader.PROBE_PORT, 0);
+            sender.queueControl(RdsHeader.PROBE_PORT, 0);
         }
         counters.sendHeartbeat.incrementOrdered();
-    }
-
-    /**
-     * Queues an empty sequenced message of the stack's own (a pong, a heartbeat).
-     *
-     * @param sport its source port.
-     * @param dport its destination port.
-     * @return the message, queued.
-     */
-    Message queueControl(final int sport, final int dport)
-    {
-        final Message message = host.pool().acquire(0);
-        message.sport = sport;
-        message.dport = dport;
-        enqueue(message);
-        return message;
-    }
-
-    /** Loopback: this side's received frames were acked implicitly, so no ack frame is due. */
-    void markAckedImplicitly()
-    {
-        acks.ackSent(acks.ackValue());
     }
 
     @Override

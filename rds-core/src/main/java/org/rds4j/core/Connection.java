@@ -88,13 +88,13 @@ final class Connection
     /** @return path 0's next sequence to send. */
     long nextTxSequence()
     {
-        return paths[0].nextTxSequence();
+        return paths[0].sender().nextTxSequence();
     }
 
     /** @return path 0's next sequence expected. */
     long nextRxSequence()
     {
-        return paths[0].nextRxSequence();
+        return paths[0].acks().nextRxSequence();
     }
 
     /** @return the messages queued or unacked on every path. */
@@ -103,7 +103,7 @@ final class Connection
         int queued = 0;
         for (final ConnPath path : paths)
         {
-            queued += path.queuedMessages();
+            queued += path.sender().queuedMessages();
         }
         return queued;
     }
@@ -126,11 +126,11 @@ final class Connection
      */
     void enqueue(final Message message)
     {
-        paths[0].enqueue(message);
+        paths[0].sender().enqueue(message);
     }
 
     /**
-     * Removes a socket's unacked messages from every path, to one port or all (see {@link ConnPath#cancel}).
+     * Removes a socket's unacked messages from every path, to one port or all (see {@link PathSender#cancel}).
      *
      * @param socket the owner.
      * @param dport  the destination port, or -1 for every port.
@@ -141,7 +141,7 @@ final class Connection
         int dropped = 0;
         for (final ConnPath path : paths)
         {
-            dropped += path.cancel(socket, dport);
+            dropped += path.sender().cancel(socket, dport);
         }
         return dropped;
     }

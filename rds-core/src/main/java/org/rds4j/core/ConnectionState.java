@@ -1,7 +1,7 @@
 package org.rds4j.core;
 
 /**
- * The states of a connection path, as the kernel's {@code RDS_CONN_*}; {@link ConnPath} lists their
+ * The states of a connection path, as the kernel's {@code RDS_CONN_*}; {@code ConnPath} lists their
  * transitions. The ordinals are the info file's encoding ({@link StackInfoFile}): a new state goes at the end.
  */
 public enum ConnectionState

@@ -60,7 +60,7 @@ final class FrameReceiver
 
         final long sequence = RdsHeader.sequence(buffer, offset);
         // sequence 0 marks an unsequenced frame (the handshake probe): it moves neither acks nor nextRx
-        if (sequence != 0 && !path.acceptSequence(sequence, RdsHeader.flags(buffer, offset)))
+        if (sequence != 0 && !path.acks().accept(sequence, RdsHeader.flags(buffer, offset), host.nowNs(), host.cycle()))
         {
             return;
         }
@@ -75,13 +75,13 @@ final class FrameReceiver
                 if (sequence != 0)
                 {
                     // a heartbeat or a kernel's probe, which waits for the pong; rds4j's handshake probe needs none
-                    path.queueControl(0, RdsHeader.PROBE_PORT);
+                    path.sender().queueControl(0, RdsHeader.PROBE_PORT);
                 }
             }
             else if (sport != 0)
             {
                 counters.recvPing.incrementOrdered();
-                path.queueControl(0, sport);
+                path.sender().queueControl(0, sport);
                 counters.sendPong.incrementOrdered();
             }
             return;

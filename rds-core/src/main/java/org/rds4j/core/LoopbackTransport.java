@@ -127,7 +127,7 @@ final class LoopbackTransport implements Transport
             if (lastSequence != 0)
             {
                 connection.onPeerAck(lastSequence);
-                reverse.markAckedImplicitly();
+                reverse.acks().markAllAcked();
             }
             return done;
         }

@@ -1,8 +1,18 @@
 package org.rds4j.core;
 
+import org.rds4j.core.wire.RdsHeader;
+
 /**
  * The receive side's sequence and ack state of one path, as the kernel's {@code rds_recv_incoming} and
- * {@code rds_send_ack} keep it: the next sequence expected, the ack last sent, and when the next ack is due.
+ * {@code rds_send_ack} keep it: which sequenced frames are taken, the next sequence expected, the ack last
+ * sent, and when the next ack is due.
+ * <p>
+ * A frame is dropped only when it is RETRANSMITTED and its sequence is below the next expected one, or when it
+ * is RETRANSMITTED and arrives on the first transport connection of this stack's life with the peer: a peer
+ * retransmits only what it sent on an earlier connection, and this stack had none with it, so the frame was
+ * meant for an earlier process at this address (a kernel peer resends its unacked messages before it has seen
+ * the new generation). Every other frame is taken and sets the next expected sequence after it (gaps are
+ * taken: a sender's cancelled messages leave holes).
  * <p>
  * An ack is due when the peer asked for one (even a repeat: its retransmission shows it missed ours), from the
  * duty cycle after the one that received the request, or when a received message has waited {@code ackDelay}
@@ -13,6 +23,9 @@ package org.rds4j.core;
 final class ReceiveAcks
 {
     private final long ackDelayNs;
+    private final StackCounters counters;
+    /** The first transport connection of this stack's life with the peer is up, or not yet made. */
+    private boolean firstSession = true;
     /** Written by the agent, read by the info snapshot and {@code connectionInfos}. */
     private volatile long nextRxSequence;
     private long lastAckSent;
@@ -21,10 +34,14 @@ final class ReceiveAcks
     private long urgentCycle;
     private long deadlineNs = Long.MAX_VALUE;
 
-    /** @param ackDelayNs how long a received message may wait for a piggybacked ack. */
-    ReceiveAcks(final long ackDelayNs)
+    /**
+     * @param ackDelayNs how long a received message may wait for a piggybacked ack.
+     * @param counters   the stack's counters.
+     */
+    ReceiveAcks(final long ackDelayNs, final StackCounters counters)
     {
         this.ackDelayNs = ackDelayNs;
+        this.counters = counters;
     }
 
     /** @return the next sequence expected: the highest received plus one, 0 if none yet. */
@@ -40,17 +57,20 @@ final class ReceiveAcks
     }
 
     /**
-     * A sequenced frame arrived (before the receive rules decide whether to keep it: a repeated request still
-     * wants an ack).
+     * Applies the receive rules to a sequenced frame. Its ACK_REQUIRED counts even when the frame is dropped: a
+     * repeated request shows the peer missed our ack.
      *
-     * @param ackRequired the frame carries ACK_REQUIRED.
-     * @param nowNs       the time.
-     * @param cycle       the duty cycle.
+     * @param sequence its sequence, not 0.
+     * @param flags    its flags.
+     * @param nowNs    the time.
+     * @param cycle    the duty cycle.
+     * @return false if it is to be dropped (an old or stale retransmission).
      */
-    void onSequenced(final boolean ackRequired, final long nowNs, final long cycle)
+    boolean accept(final long sequence, final int flags, final long nowNs, final long cycle)
     {
-        if (ackRequired)
+        if ((flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
         {
+            counters.recvAckRequired.incrementOrdered();
             if (!urgent)
             {
                 urgent = true;
@@ -61,12 +81,21 @@ final class ReceiveAcks
         {
             deadlineNs = nowNs + ackDelayNs;
         }
-    }
-
-    /** @param sequence a sequenced frame was accepted: the next expected follows it. */
-    void accept(final long sequence)
-    {
+        if ((flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
+        {
+            if (sequence < nextRxSequence)
+            {
+                counters.recvDropOldSeq.incrementOrdered();
+                return false;
+            }
+            if (firstSession)
+            {
+                counters.recvDropStale.incrementOrdered();
+                return false;
+            }
+        }
         nextRxSequence = sequence + 1;
+        return true;
     }
 
     /**
@@ -106,6 +135,18 @@ final class ReceiveAcks
     {
         urgent = ackValue() > 0;
         urgentCycle = cycle - 1;
+    }
+
+    /** The transport connection went: a retransmission may now come from this process's own past. */
+    void onPathDown()
+    {
+        firstSession = false;
+    }
+
+    /** Loopback: what was received was acked implicitly, so no ack frame is due. */
+    void markAllAcked()
+    {
+        ackSent(ackValue());
     }
 
     /** The peer restarted: nothing of the old process is expected or owed an ack. */

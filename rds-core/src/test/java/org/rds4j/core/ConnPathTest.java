@@ -88,8 +88,8 @@ class ConnPathTest
         assertEquals(1, host.peerDowns);
         assertEquals(2, host.releasedSent, "both messages sent to the old process are dropped");
         assertEquals(1, connection.queuedMessages());
-        assertEquals(2, path.nextTxSequence(), "the message never sent is numbered 1");
-        assertEquals(0, path.nextRxSequence());
+        assertEquals(2, path.sender().nextTxSequence(), "the message never sent is numbered 1");
+        assertEquals(0, path.acks().nextRxSequence());
 
         final FakeTransportPath again = reconnect(PEER + 1);
         assertEquals(List.of(data(1, 0, 10, 7, 0)), again.frames());
@@ -325,15 +325,15 @@ class ConnPathTest
     {
         bringUp();
         receive(5, 0, 5, 9, FLAG_RETRANSMITTED, 0);
-        assertEquals(0, path.nextRxSequence(), "the first session takes no retransmission");
+        assertEquals(0, path.acks().nextRxSequence(), "the first session takes no retransmission");
         receive(0, 3, 0, 0, 0, 0);
 
         path.drop("reset by the test");
         reconnect(PEER);
         receive(5, 0, 5, 9, FLAG_RETRANSMITTED, 0);
-        assertEquals(6, path.nextRxSequence());
+        assertEquals(6, path.acks().nextRxSequence());
         receive(4, 0, 5, 9, FLAG_RETRANSMITTED, 0);
-        assertEquals(6, path.nextRxSequence());
+        assertEquals(6, path.acks().nextRxSequence());
         assertCounters("recv_drop_stale", 1, "recv_drop_bad_ack", 1, "recv_drop_old_seq", 1, "recv_drop_no_sock", 1);
     }
 
