@@ -12,12 +12,13 @@ import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
 /**
- * One path of a {@link Connection} (the kernel's {@code rds_conn_path}): its state, sequence numbers, the acks
- * both ways, the send queue with its retransmission list, the reconnect backoff, and the frames its transport
- * path sends (congestion map first, the handshake probe, data, ack-only). The receive side's dispatch is the
- * connection's {@link FrameReceiver}; the rules about the peer are {@link PeerHandshake}'s. A changed peer
- * generation is a restarted peer: what was sent to the old process is dropped and sequencing starts again, so
- * no stale retransmission reaches the new one.
+ * One path of a {@link Connection} (the kernel's {@code rds_conn_path}), what a transport sees of it: the state
+ * machine with its reconnect backoff, and the events that drive it. Its parts: {@link PathSender} (sequences, the
+ * send queue with its retransmission list, the frames given to the transport), {@link ReceiveAcks} (the receive
+ * rules and when an ack is due), {@link PeerHandshake} (the peer's generation and kind), {@link Liveness}
+ * (heartbeat and handshake deadlines); received frames go through the connection's {@link FrameReceiver}. A
+ * changed peer generation is a restarted peer: what was sent to the old process is dropped and sequencing
+ * starts again, so no stale retransmission reaches the new one.
  * <p>
  * States ({@link ConnectionState}) and the only changes {@link #transition} allows; it refuses any other and
  * counts it ({@code conn_illegal_transition}):

@@ -17,6 +17,7 @@ import java.net.InetAddress;
 final class Connection
 {
     private final PathHost host;
+    /** The local address's endpoint: its bound sockets and congestion map. */
     final LocalEndpoint local;
     private final InetAddress remote;
     private final Transport transport;

@@ -2,7 +2,7 @@ package org.rds4j.core;
 
 /**
  * The states of a connection path, as the kernel's {@code RDS_CONN_*}; {@code ConnPath} lists their
- * transitions. The ordinals are the info file's encoding ({@link StackInfoFile}): a new state goes at the end.
+ * transitions. The ordinals are the info file's encoding ({@code StackInfoFile}): a new state goes at the end.
  */
 public enum ConnectionState
 {

@@ -92,13 +92,19 @@ final class ControlFrames
         }
     }
 
-    /** @return true if the local congestion map changed since it was last sent and is not being written. */
+    /**
+     * @param map the local congestion map.
+     * @return true if it changed since it was last sent and is not being written.
+     */
     boolean congestionDue(final CongestionMap map)
     {
         return inProgress != Kind.CONGESTION && congVersionSent != map.version();
     }
 
-    /** @return the local congestion map as a frame. */
+    /**
+     * @param map the local congestion map.
+     * @return it as a frame.
+     */
     ByteBuffer congestion(final CongestionMap map)
     {
         congVersionFilled = map.version();
@@ -174,7 +180,10 @@ final class ControlFrames
         return ackFilled;
     }
 
-    /** @return what a frame given to a transport is: one of these control frames, or else a data frame. */
+    /**
+     * @param frame a frame given to a transport.
+     * @return what it is: one of these control frames, or else a data frame.
+     */
     Kind kindOf(final ByteBuffer frame)
     {
         return frame == congFrame ? Kind.CONGESTION : frame == ackFrame ? Kind.ACK : frame == probeFrame ? Kind.PROBE : Kind.DATA;
@@ -229,7 +238,10 @@ final class ControlFrames
         inProgress = Kind.NONE;
     }
 
-    /** @return true if a control frame is in progress or due before anything else. */
+    /**
+     * @param map the local congestion map.
+     * @return true if a control frame is in progress or due before anything else.
+     */
     boolean hasOutput(final CongestionMap map)
     {
         return inProgress != Kind.NONE || congVersionSent != map.version() || probeDue;

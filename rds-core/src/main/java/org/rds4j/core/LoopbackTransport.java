@@ -24,6 +24,7 @@ final class LoopbackTransport implements Transport
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_TRANSMIT];
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
 
+    /** @param context the stack, where the reverse connection of each loop path is found. */
     LoopbackTransport(final TransportContext context)
     {
         this.context = context;
