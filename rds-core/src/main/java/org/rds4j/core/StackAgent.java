@@ -446,7 +446,7 @@ final class StackAgent implements Agent, IdleBounds
         return connection;
     }
 
-    /** For transports: the path of the connection for an address pair, or null if no socket is bound to {@code local}. */
+    /** For transports: path 0 of the connection for an address pair, or null if no socket is bound to {@code local}. */
     ConnPath connection(final InetAddress local, final InetAddress remote, final Transport transport)
     {
         final LocalEndpoint endpoint = endpoints.get(local);
