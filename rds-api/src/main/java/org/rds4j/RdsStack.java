@@ -103,8 +103,8 @@ public interface RdsStack extends Closeable
      * @param local     local address.
      * @param remote    peer address.
      * @param transport transport name ({@code tcp}, {@code loop}, ...).
-     * @param state     {@code DOWN}, {@code CONNECTING} or {@code UP} ({@code ERROR} and {@code DISCONNECTING}
-     *                  pass within one step of the agent and are not seen in snapshots).
+     * @param state     {@code DOWN}, {@code CONNECTING}, {@code HANDSHAKE} (the transport connection is up, the
+     *                  peer has not yet answered the handshake) or {@code UP}.
      * @param nextTxSequence sequence number the next new message gets.
      * @param nextRxSequence sequence number expected next from the peer.
      * @param unacked   messages sent or queued and not yet acknowledged (the connection's send queue).

@@ -377,9 +377,9 @@ public final class CoreStack implements RdsStack
         }
 
         @Override
-        public Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
+        public ConnPath connection(final InetAddress local, final InetAddress remote, final Transport transport)
         {
-            final Connection connection = agent.connection(local, remote, transport);
+            final ConnPath connection = agent.connection(local, remote, transport);
             if (connection != null && !agent.isLoopback(transport))
             {
                 // the loopback transport's pairs are this stack's own sockets: not peers

@@ -24,6 +24,7 @@ final class LoopbackTransport implements Transport
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_TRANSMIT];
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
 
+    /** @param context the stack, where the reverse connection of each loop path is found. */
     LoopbackTransport(final TransportContext context)
     {
         this.context = context;
@@ -69,7 +70,7 @@ final class LoopbackTransport implements Transport
     @Override
     public void connect(final ConnectionPath connection)
     {
-        connection.onConnected(new LoopPath((Connection)connection));
+        connection.onConnected(new LoopPath((ConnPath)connection));
     }
 
     /** Nothing to break: a loop path cannot fail. */
@@ -97,10 +98,10 @@ final class LoopbackTransport implements Transport
 
     private final class LoopPath implements TransportPath
     {
-        private final Connection connection;
-        private Connection reverse;
+        private final ConnPath connection;
+        private ConnPath reverse;
 
-        LoopPath(final Connection connection)
+        LoopPath(final ConnPath connection)
         {
             this.connection = connection;
         }
@@ -110,7 +111,7 @@ final class LoopbackTransport implements Transport
         {
             if (reverse == null)
             {
-                reverse = (Connection)context.connection(connection.remoteAddress(), connection.localAddress(), LoopbackTransport.this);
+                reverse = (ConnPath)context.connection(connection.remoteAddress(), connection.localAddress(), LoopbackTransport.this);
             }
             final int count = connection.fillTransmit(frames, FRAMES_PER_TRANSMIT);
             long lastSequence = 0;
@@ -127,7 +128,7 @@ final class LoopbackTransport implements Transport
             if (lastSequence != 0)
             {
                 connection.onPeerAck(lastSequence);
-                reverse.markAckedImplicitly();
+                reverse.acks().markAllAcked();
             }
             return done;
         }

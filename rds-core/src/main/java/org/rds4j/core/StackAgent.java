@@ -33,9 +33,6 @@ final class StackAgent implements Agent, IdleBounds
     final RdsStackConfig config;
     final StackCounters counters;
     final MessagePool pool;
-    final long ackDelayNs;
-    final long heartbeatIntervalNs;
-    final long heartbeatTimeoutNs;
     /** This stack's generation number, random and non-zero: a peer that sees it change knows we restarted. */
     final int generation;
 
@@ -53,6 +50,8 @@ final class StackAgent implements Agent, IdleBounds
     private final Rotation socketRotation = new Rotation();
     private final Rotation connectionRotation = new Rotation();
     private final Rotation transportRotation = new Rotation();
+    /** What the connections' paths see of this agent. */
+    private final PathHost pathHost = new AgentPathHost(this);
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private final NanoClock clock;
     private final EpochClock epochClock;
@@ -90,9 +89,6 @@ final class StackAgent implements Agent, IdleBounds
         this.loopback = loopback;
         this.endpoints = endpoints;
         this.congestionMaps = congestionMaps;
-        this.ackDelayNs = config.ackDelay().toNanos();
-        this.heartbeatIntervalNs = config.heartbeatInterval().toNanos();
-        this.heartbeatTimeoutNs = config.heartbeatTimeout().toNanos();
         int random;
         do
         {
@@ -382,7 +378,7 @@ final class StackAgent implements Agent, IdleBounds
         if (connection == null)
         {
             final CongestionMap peerMap = congestionMaps.computeIfAbsent(remote, address -> new CongestionMap());
-            connection = new Connection(this, endpoint, remote, transport, peerMap);
+            connection = new Connection(pathHost, endpoint, remote, transport, peerMap);
             connectionsByKey.put(key, connection);
             connections.add(connection);
             endpoint.connections.add(connection);
@@ -390,11 +386,11 @@ final class StackAgent implements Agent, IdleBounds
         return connection;
     }
 
-    /** For transports: the connection for an address pair, or null if no socket is bound to {@code local}. */
-    Connection connection(final InetAddress local, final InetAddress remote, final Transport transport)
+    /** For transports: path 0 of the connection for an address pair, or null if no socket is bound to {@code local}. */
+    ConnPath connection(final InetAddress local, final InetAddress remote, final Transport transport)
     {
         final LocalEndpoint endpoint = endpoints.get(local);
-        return endpoint == null ? null : connection(endpoint, remote, transport);
+        return endpoint == null ? null : connection(endpoint, remote, transport).path(0);
     }
 
     private Connection existingConnection(final RdsSocketImpl socket, final InetAddress remote)

@@ -99,6 +99,8 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter connRefusedRate;
     /** Incoming connections of a new node pair refused because the stack already has {@code maxPeers} of them. */
     public final AtomicCounter connRefusedLimit;
+    /** State changes a connection path refused as not in its list of transitions: a bug, never expected. */
+    public final AtomicCounter connIllegalTransition;
 
     /** Allocates the counters in direct memory, all at zero. */
     public StackCounters()
@@ -153,6 +155,7 @@ public final class StackCounters implements TransportCounters
         connRefusedNotAllowed = manager.newCounter("conn_refused_not_allowed");
         connRefusedRate = manager.newCounter("conn_refused_rate");
         connRefusedLimit = manager.newCounter("conn_refused_limit");
+        connIllegalTransition = manager.newCounter("conn_illegal_transition");
     }
 
     @Override

@@ -466,7 +466,7 @@ public final class StackInfoReader implements AutoCloseable
      * @param local          local address, or null if unreadable.
      * @param remote         peer address, or null if unreadable.
      * @param transport      transport name: {@code tcp}, {@code loop} (within the stack), later {@code ib}.
-     * @param state          {@code DOWN}, {@code CONNECTING}, {@code UP}, {@code DISCONNECTING} or {@code ERROR}.
+     * @param state          {@code DOWN}, {@code CONNECTING}, {@code HANDSHAKE} or {@code UP}.
      * @param nextTxSequence sequence number the next new message gets.
      * @param nextRxSequence sequence number expected next from the peer (0 before the first).
      * @param unacked        messages queued or sent and not yet acknowledged.

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.wire.CongestionMap;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -47,6 +48,38 @@ class StackInfoFileTest
     private RdsStackConfig config(final String name)
     {
         return RdsStackConfig.builder().name(name).infoDirectory(dir.toString()).build();
+    }
+
+    @Test
+    void everyPathStateIsReadBackByItsName() throws Exception
+    {
+        final FakePathHost host = new FakePathHost();
+        final FakeTransport transport = new FakeTransport(true);
+        final LocalEndpoint local = new LocalEndpoint(InetAddress.getByName("10.0.9.1"));
+        final List<Connection> connections = new ArrayList<>();
+        for (int i = 0; i < 4; i++)
+        {
+            connections.add(new Connection(host, local, InetAddress.getByName("10.0.9." + (i + 2)), transport,
+                new CongestionMap()));
+        }
+        for (int i = 1; i < 4; i++)
+        {
+            connections.get(i).path(0).connectIfDown();
+            connections.get(i).doWork(host.nowNs);
+        }
+        connections.get(2).path(0).onConnected(new FakeTransportPath(connections.get(2).path(0)));
+        final ConnPath up = connections.get(3).path(0);
+        final FakeTransportPath kernel = new FakeTransportPath(up);
+        kernel.peerIsKernel = true;
+        up.onConnected(kernel);
+
+        try (StackInfoFile file = StackInfoFile.create(dir, "states");
+            StackInfoReader reader = StackInfoReader.open(file.path()))
+        {
+            file.writeSnapshot(connections, List.of(), 1);
+            assertEquals(List.of("DOWN", "CONNECTING", "HANDSHAKE", "UP"),
+                reader.snapshot().connections().stream().map(StackInfoReader.ConnectionRecord::state).toList());
+        }
     }
 
     @Test
@@ -133,8 +166,8 @@ class StackInfoFileTest
             final LocalEndpoint endpointV6 = stack.endpoint(v6);
             stack.calls().call(agent ->
             {
-                agent.connection(endpointA, b, stack.transport("loop")).connectIfDown();
-                agent.connection(endpointV6, v6, stack.transport("loop")).connectIfDown();
+                agent.connection(endpointA, b, stack.transport("loop")).path(0).connectIfDown();
+                agent.connection(endpointV6, v6, stack.transport("loop")).path(0).connectIfDown();
                 return null;
             });
             try (StackInfoReader reader = StackInfoReader.open(stack.infoFile()))

@@ -1,0 +1,113 @@
+package org.rds4j.core;
+
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The generic receive path of one connection, as the kernel's {@code rds_recv_incoming}: takes a validated
+ * frame from one of its paths and dispatches it: the congestion map to the stack, the piggybacked ack and the
+ * sequence rules to the path, then the probe, ping and pong, or the payload to the socket bound to its port.
+ * Agent thread only.
+ */
+final class FrameReceiver
+{
+    private final PathHost host;
+    private final StackCounters counters;
+    private final Connection connection;
+    /** The peer's sending ports as socket addresses, made once each. */
+    private final Int2ObjectHashMap<InetSocketAddress> senderAddresses = new Int2ObjectHashMap<>();
+
+    /**
+     * @param host       the stack.
+     * @param connection the connection whose frames it takes.
+     */
+    FrameReceiver(final PathHost host, final Connection connection)
+    {
+        this.host = host;
+        this.counters = host.counters();
+        this.connection = connection;
+    }
+
+    /**
+     * A transport received a complete frame on {@code path} that passed {@link RdsHeader#validate}.
+     *
+     * @param path   the path it came on.
+     * @param buffer holds the frame.
+     * @param offset of its header; the payload follows it.
+     */
+    void onFrame(final ConnPath path, final DirectBuffer buffer, final int offset)
+    {
+        path.onFrameArrived();
+        if (RdsHeader.isCongestionUpdate(buffer, offset))
+        {
+            counters.congUpdateReceived.incrementOrdered();
+            host.onPeerCongestionMap(connection.remoteAddress(), connection.peerMap(), buffer, offset + RdsHeader.LENGTH);
+            return;
+        }
+        final long ack = RdsHeader.ack(buffer, offset);
+        if (ack != 0)
+        {
+            path.onPeerAck(ack);
+        }
+        if (RdsHeader.isAckOnly(buffer, offset))
+        {
+            counters.recvAckOnly.incrementOrdered();
+            return;
+        }
+
+        final long sequence = RdsHeader.sequence(buffer, offset);
+        // sequence 0 marks an unsequenced frame (the handshake probe): it moves neither acks nor nextRx
+        if (sequence != 0 && !path.acks().accept(sequence, RdsHeader.flags(buffer, offset), host.nowNs(), host.cycle()))
+        {
+            return;
+        }
+
+        final int sport = RdsHeader.sport(buffer, offset);
+        final int dport = RdsHeader.dport(buffer, offset);
+        if (dport == 0)
+        {
+            if (sport == RdsHeader.PROBE_PORT)
+            {
+                path.onHandshake(RdsHeader.generation(buffer, offset));
+                if (sequence != 0)
+                {
+                    // a heartbeat or a kernel's probe, which waits for the pong; rds4j's handshake probe needs none
+                    path.sender().queueControl(0, RdsHeader.PROBE_PORT);
+                }
+            }
+            else if (sport != 0)
+            {
+                counters.recvPing.incrementOrdered();
+                path.sender().queueControl(0, sport);
+                counters.sendPong.incrementOrdered();
+            }
+            return;
+        }
+        if (dport == RdsHeader.PROBE_PORT)
+        {
+            path.onHandshake(RdsHeader.generation(buffer, offset));
+            return;
+        }
+        final RdsSocketImpl socket = connection.local.sockets.get(dport);
+        if (socket == null)
+        {
+            counters.recvDropNoSock.incrementOrdered();
+            return;
+        }
+        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)RdsHeader.length(buffer, offset));
+    }
+
+    private InetSocketAddress senderAddress(final int sport)
+    {
+        InetSocketAddress address = senderAddresses.get(sport);
+        if (address == null)
+        {
+            address = new InetSocketAddress(connection.remoteAddress(), sport);
+            senderAddresses.put(sport, address);
+        }
+        return address;
+    }
+}

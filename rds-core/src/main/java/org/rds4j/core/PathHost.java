@@ -1,0 +1,96 @@
+package org.rds4j.core;
+
+import org.agrona.DirectBuffer;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.spi.Transport;
+import org.rds4j.core.wire.CongestionMap;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * What a connection path needs of its stack ({@link StackAgent} implements it), so that a path can be driven
+ * by a test with fake time and a fake transport. Agent thread only.
+ */
+interface PathHost
+{
+    /** @return the clock read at the start of this duty cycle. */
+    long nowNs();
+
+    /** @return the number of the current duty cycle. */
+    long cycle();
+
+    /** @return the stack's counters. */
+    StackCounters counters();
+
+    /** @return the stack's configuration: timeouts, heartbeat, ack delay, reconnect delays. */
+    RdsStackConfig config();
+
+    /** @return this stack's generation number, random and non-zero. */
+    int generation();
+
+    /** @return the pool control messages (pongs, heartbeats) come from. */
+    MessagePool pool();
+
+    /**
+     * Returns a message to the pool without touching its socket's send buffer (a cancelled or control message).
+     *
+     * @param message the message.
+     */
+    void releaseMessage(Message message);
+
+    /**
+     * Recycles an acked or flushed message, then frees its bytes from its socket's send buffer.
+     *
+     * @param message the message.
+     */
+    void releaseSent(Message message);
+
+    /**
+     * Frees a message's bytes from its socket's send buffer (the message stays where it is).
+     *
+     * @param message the message.
+     */
+    void releaseBytes(Message message);
+
+    /**
+     * @param transport a transport.
+     * @return true if it is the stack's loopback transport.
+     */
+    boolean isLoopback(Transport transport);
+
+    /**
+     * A path of the connection came up: tells the sockets of its local address.
+     *
+     * @param connection the connection.
+     */
+    void onPeerUp(Connection connection);
+
+    /**
+     * A path of the connection went down: tells the sockets of its local address.
+     *
+     * @param connection the connection.
+     */
+    void onPeerDown(Connection connection);
+
+    /**
+     * Hands a received payload to a bound socket.
+     *
+     * @param socket the socket bound to the frame's destination port.
+     * @param sender the peer's address and sending port.
+     * @param buffer holds the payload.
+     * @param offset of the payload.
+     * @param length of the payload.
+     */
+    void deliver(RdsSocketImpl socket, InetSocketAddress sender, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * The peer sent its congestion map.
+     *
+     * @param peer    the peer's address.
+     * @param peerMap the map kept for the peer.
+     * @param buffer  holds the map.
+     * @param offset  of the map.
+     */
+    void onPeerCongestionMap(InetAddress peer, CongestionMap peerMap, DirectBuffer buffer, int offset);
+}

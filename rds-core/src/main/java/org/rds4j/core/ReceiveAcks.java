@@ -1,0 +1,160 @@
+package org.rds4j.core;
+
+import org.rds4j.core.wire.RdsHeader;
+
+/**
+ * The receive side's sequence and ack state of one path, as the kernel's {@code rds_recv_incoming} and
+ * {@code rds_send_ack} keep it: which sequenced frames are taken, the next sequence expected, the ack last
+ * sent, and when the next ack is due.
+ * <p>
+ * A frame is dropped only when it is RETRANSMITTED and its sequence is below the next expected one, or when it
+ * is RETRANSMITTED and arrives on the first transport connection of this stack's life with the peer: a peer
+ * retransmits only what it sent on an earlier connection, and this stack had none with it, so the frame was
+ * meant for an earlier process at this address (a kernel peer resends its unacked messages before it has seen
+ * the new generation). Every other frame is taken and sets the next expected sequence after it (gaps are
+ * taken: a sender's cancelled messages leave holes).
+ * <p>
+ * An ack is due when the peer asked for one (even a repeat: its retransmission shows it missed ours), from the
+ * duty cycle after the one that received the request, or when a received message has waited {@code ackDelay}
+ * without a piggybacked ack. Waiting one cycle lets a reply the application sends at once (an echo, a
+ * response) carry the ack, instead of an ack-only frame going ahead of it on every eighth request; the cycle
+ * that received the request did work, so the next follows without idling. Agent thread only.
+ */
+final class ReceiveAcks
+{
+    private final long ackDelayNs;
+    private final StackCounters counters;
+    /** The first transport connection of this stack's life with the peer is up, or not yet made. */
+    private boolean firstSession = true;
+    /** Written by the agent, read by the info snapshot and {@code connectionInfos}. */
+    private volatile long nextRxSequence;
+    private long lastAckSent;
+    private boolean urgent;
+    /** The duty cycle in which the peer asked for an ack: the ack waits for the next, where a reply can carry it. */
+    private long urgentCycle;
+    private long deadlineNs = Long.MAX_VALUE;
+
+    /**
+     * @param ackDelayNs how long a received message may wait for a piggybacked ack.
+     * @param counters   the stack's counters.
+     */
+    ReceiveAcks(final long ackDelayNs, final StackCounters counters)
+    {
+        this.ackDelayNs = ackDelayNs;
+        this.counters = counters;
+    }
+
+    /** @return the next sequence expected: the highest received plus one, 0 if none yet. */
+    long nextRxSequence()
+    {
+        return nextRxSequence;
+    }
+
+    /** @return the cumulative ack this side would send now: the highest sequence received, 0 if none. */
+    long ackValue()
+    {
+        return nextRxSequence == 0 ? 0 : nextRxSequence - 1;
+    }
+
+    /**
+     * Applies the receive rules to a sequenced frame. Its ACK_REQUIRED counts even when the frame is dropped: a
+     * repeated request shows the peer missed our ack.
+     *
+     * @param sequence its sequence, not 0.
+     * @param flags    its flags.
+     * @param nowNs    the time.
+     * @param cycle    the duty cycle.
+     * @return false if it is to be dropped (an old or stale retransmission).
+     */
+    boolean accept(final long sequence, final int flags, final long nowNs, final long cycle)
+    {
+        if ((flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
+        {
+            counters.recvAckRequired.incrementOrdered();
+            if (!urgent)
+            {
+                urgent = true;
+                urgentCycle = cycle;
+            }
+        }
+        else if (deadlineNs == Long.MAX_VALUE)
+        {
+            deadlineNs = nowNs + ackDelayNs;
+        }
+        if ((flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
+        {
+            if (sequence < nextRxSequence)
+            {
+                counters.recvDropOldSeq.incrementOrdered();
+                return false;
+            }
+            if (firstSession)
+            {
+                counters.recvDropStale.incrementOrdered();
+                return false;
+            }
+        }
+        nextRxSequence = sequence + 1;
+        return true;
+    }
+
+    /**
+     * @param nowNs the time.
+     * @param cycle the duty cycle.
+     * @return true if an ack-only frame is due (when no data frame carries the ack).
+     */
+    boolean isAckDue(final long nowNs, final long cycle)
+    {
+        final long ack = ackValue();
+        return (urgent && ack > 0 && cycle != urgentCycle) || (lastAckSent < ack && nowNs >= deadlineNs);
+    }
+
+    /** @return true if something received has not been acked yet, or the peer asked for an ack. */
+    boolean isAckOwed()
+    {
+        return urgent || lastAckSent < ackValue();
+    }
+
+    /** @param ack a frame carrying this ack was sent (or the peer has it another way). */
+    void ackSent(final long ack)
+    {
+        lastAckSent = Math.max(lastAckSent, ack);
+        if (ack >= ackValue())
+        {
+            urgent = false;
+            deadlineNs = Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * A new transport connection came up: an ack may have been lost with the old one, so repeat it at once.
+     *
+     * @param cycle the duty cycle.
+     */
+    void onPathUp(final long cycle)
+    {
+        urgent = ackValue() > 0;
+        urgentCycle = cycle - 1;
+    }
+
+    /** The transport connection went: a retransmission may now come from this process's own past. */
+    void onPathDown()
+    {
+        firstSession = false;
+    }
+
+    /** Loopback: what was received was acked implicitly, so no ack frame is due. */
+    void markAllAcked()
+    {
+        ackSent(ackValue());
+    }
+
+    /** The peer restarted: nothing of the old process is expected or owed an ack. */
+    void reset()
+    {
+        nextRxSequence = 0;
+        lastAckSent = 0;
+        urgent = false;
+        deadlineNs = Long.MAX_VALUE;
+    }
+}
