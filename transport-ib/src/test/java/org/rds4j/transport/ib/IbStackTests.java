@@ -556,8 +556,10 @@ public final class IbStackTests
      */
     static void creditsExhausted() throws Exception
     {
-        try (CoreStack a = stack(TransportType.IB, b -> b.ibReceiveRing(16).ibSendRing(16));
-             CoreStack b = stack(TransportType.IB, x -> x.ibReceiveRing(16).ibSendRing(16));
+        try (CoreStack a = stack(TransportType.IB, b -> b
+            .transportConfig(IbConfig.builder().ibReceiveRing(16).ibSendRing(16).build()));
+             CoreStack b = stack(TransportType.IB, x -> x
+                 .transportConfig(IbConfig.builder().ibReceiveRing(16).ibSendRing(16).build()));
              RdsSocket sa = socket(a, addressA, 4500); RdsSocket sb = socket(b, addressB, 4500))
         {
             sb.setOption(RdsOptions.SO_RCVBUF, 256 * 1024);

@@ -76,6 +76,7 @@ public final class TcpTransport implements Transport
 
     private final TransportContext context;
     private final RdsStackConfig config;
+    private final TcpConfig tcpConfig;
     private final TransportCounters counters;
     /** Writes the socket took only in part: it waits for room (kernel {@code tcp_sndbuf_full}). */
     private final AtomicCounter sndbufFull;
@@ -182,11 +183,12 @@ public final class TcpTransport implements Transport
     {
         this.context = context;
         this.config = context.config();
+        this.tcpConfig = TcpConfig.of(config);
         this.counters = context.counters();
         this.sndbufFull = counters.newTransportCounter("tcp_sndbuf_full");
         this.zeroCopyBytes = counters.newTransportCounter("tcp_zero_copy_bytes");
         this.allowedPeers = config.allowedPeers();
-        this.frameTimeoutNs = config.frameTimeout().toNanos();
+        this.frameTimeoutNs = tcpConfig.frameTimeout().toNanos();
         try
         {
             this.selector = Selector.open();
@@ -235,7 +237,7 @@ public final class TcpTransport implements Transport
             {
                 return;
             }
-            final InetSocketAddress address = new InetSocketAddress(local, config.tcpPort());
+            final InetSocketAddress address = new InetSocketAddress(local, tcpConfig.tcpPort());
             ServerSocketChannel channel = null;
             try
             {
@@ -336,7 +338,7 @@ public final class TcpTransport implements Transport
             final ConnectAttempt attempt = new ConnectAttempt(connection, channel, poke,
                 nowNs + config.connectTimeout().toNanos());
             attempts.add(attempt);
-            if (channel.connect(new InetSocketAddress(remote, config.tcpPort())))
+            if (channel.connect(new InetSocketAddress(remote, tcpConfig.tcpPort())))
             {
                 onConnectFinished(attempt, null);
             }
@@ -359,9 +361,9 @@ public final class TcpTransport implements Transport
         channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
         try
         {
-            channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int)config.keepAliveIdle().toSeconds());
-            channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, (int)config.keepAliveInterval().toSeconds());
-            channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, config.keepAliveCount());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int)tcpConfig.keepAliveIdle().toSeconds());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, (int)tcpConfig.keepAliveInterval().toSeconds());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, tcpConfig.keepAliveCount());
         }
         catch (final UnsupportedOperationException ex)
         {
@@ -384,7 +386,7 @@ public final class TcpTransport implements Transport
         }
         attempts.remove(attempt);
         final TcpPath path = new TcpPath(
-            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, config.tcpSendRingBytes());
+            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, tcpConfig.tcpSendRingBytes());
         path.attach(key != null ? key : attempt.channel.register(selector, SelectionKey.OP_READ));
         paths.add(path);
         attempt.connection.onConnected(path);
@@ -655,7 +657,7 @@ public final class TcpTransport implements Transport
             channel.configureBlocking(false);
             configure(channel);
             final TcpPath path = new TcpPath(
-                connection, channel, counters, sndbufFull, zeroCopyBytes, config.tcpSendRingBytes());
+                connection, channel, counters, sndbufFull, zeroCopyBytes, tcpConfig.tcpSendRingBytes());
             path.attach(channel.register(selector, SelectionKey.OP_READ));
             paths.add(path);
             attempts.removeIf(a -> a.connection == connection);

@@ -36,12 +36,12 @@ class BindRulesTest
     private static final InetAddress SHARED_IP = ip("127.0.2.9");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private RdsStack stack;
 
     private RdsStack open(final RdsStackConfig.Builder builder)
     {
-        return stacks.open(builder.tcpPort(TCP_PORT).build());
+        return stacks.open(builder.transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).build());
     }
 
     @BeforeEach

@@ -39,7 +39,7 @@ class CancelSentToTest
     private static final InetSocketAddress DEAD_7001 = new InetSocketAddress(DEAD_IP, 7001);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
     @AfterEach
     void tearDown()

@@ -43,7 +43,7 @@ class InvokerModeTest
     private static final InetSocketAddress DEAD = new InetSocketAddress(ip("127.0.30.99"), 7000);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
     @AfterEach
     void tearDown()

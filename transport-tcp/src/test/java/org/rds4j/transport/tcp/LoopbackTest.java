@@ -40,7 +40,7 @@ class LoopbackTest
     private static final InetAddress IP2 = ip("127.0.3.2");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private RdsStack stack;
 
     @BeforeEach

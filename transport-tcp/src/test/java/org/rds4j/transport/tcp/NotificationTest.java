@@ -38,7 +38,7 @@ class NotificationTest
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int SIZE = 100;
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
     @AfterEach
     void tearDown()

@@ -46,7 +46,7 @@ class SocketSemanticsTest
     private static final InetAddress DEAD_IP = ip("127.0.9.1");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private RdsStack a;
 
     @BeforeEach
