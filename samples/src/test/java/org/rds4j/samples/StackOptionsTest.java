@@ -1,6 +1,7 @@
 package org.rds4j.samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsStackConfig;
@@ -8,6 +9,7 @@ import org.rds4j.TransportType;
 import org.rds4j.transport.tcp.TcpConfig;
 
 import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 class StackOptionsTest
@@ -28,6 +30,35 @@ class StackOptionsTest
         assertEquals(26999, TcpConfig.of(config).tcpPort());
         assertEquals(TransportType.TCP, config.transport());
         assertEquals(TransportType.IB, stackOptions("demo", "--transport", "ib").transport());
+    }
+
+    @Test
+    void optionsNotGivenLeaveTheSettingsToTheirProperties()
+    {
+        System.setProperty("rds4j.tcp.port", "26998");
+        System.setProperty("rds4j.transport", "tcp");
+        try
+        {
+            final RdsStackConfig config = stackOptions("demo").config("node1");
+            assertEquals(26998, TcpConfig.of(config).tcpPort());
+            assertEquals(TransportType.TCP, config.transport());
+            final RdsStackConfig given = stackOptions("demo", "--tcp-port", "26997", "--transport", "auto").config("node1");
+            assertEquals(26997, TcpConfig.of(given).tcpPort());
+            assertEquals(TransportType.AUTO, given.transport());
+        }
+        finally
+        {
+            System.clearProperty("rds4j.tcp.port");
+            System.clearProperty("rds4j.transport");
+        }
+    }
+
+    @Test
+    void aPortOutOfRangeIsAUsageError()
+    {
+        final StackOptions options = stackOptions("demo", "--tcp-port", "0");
+        assertEquals("Invalid value for option '--tcp-port': 0 is not in 1..65535",
+            assertThrows(ParameterException.class, () -> options.config("node1")).getMessage());
     }
 
     private static StackOptions stackOptions(final String... args)
