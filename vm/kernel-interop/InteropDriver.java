@@ -26,6 +26,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
+import org.rds4j.transport.tcp.TcpConfig;
 
 /**
  * The rds4j half of vm/kernel-interop-test.sh: one rds4j stack with several bound sockets, driven by
@@ -459,7 +460,7 @@ public final class InteropDriver
     public static void main(final String[] args) throws Exception
     {
         String local = null;
-        int tcpPort = RdsStackConfig.DEFAULT_TCP_PORT;
+        int tcpPort = TcpConfig.DEFAULT_TCP_PORT;
         String blockFile = null;
         int sndbuf = 4 << 20;
         final Map<Integer, Integer> ports = new LinkedHashMap<>();
@@ -482,7 +483,8 @@ public final class InteropDriver
         }
         block = Files.readAllBytes(Path.of(blockFile));
         final InetAddress localAddress = InetAddress.getByName(local);
-        final RdsStack stack = RdsStack.open(RdsStackConfig.builder().name("interop").tcpPort(tcpPort)
+        final RdsStack stack = RdsStack.open(RdsStackConfig.builder().name("interop")
+            .transportConfig(TcpConfig.builder().tcpPort(tcpPort).build())
             .transport(TransportType.TCP).sendBufferBytes(sndbuf).build());
         final Map<Integer, Receiver> receivers = new LinkedHashMap<>();
         for (final Map.Entry<Integer, Integer> e : ports.entrySet())

@@ -3,37 +3,86 @@ package org.rds4j;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * The configuration of a stack: immutable, built with {@link #builder()}. Every value has a default that
- * works on a single machine; the README's configuration table lists units and ranges.
+ * works on a single machine. Each setting is declared once, as a {@link Setting} constant below (its property,
+ * environment variable, default and accepted values); a value the builder was not given is read, when
+ * {@link Builder#build()} runs, from the {@code rds4j.*} system property, else the {@code RDS4J_*} environment
+ * variable, else the default ({@link #builder(SettingSource)} reads another source). A transport's own settings
+ * (TCP's port, IB's rings) live in its module, as a {@link TransportConfig} handed over with
+ * {@link Builder#transportConfig(TransportConfig)} or read by the transport from {@link #settingSource()}.
+ * {@code docs/configuration.md} lists them all.
  */
 public final class RdsStackConfig
 {
-    /** TCP port of RDS over TCP, as in the kernel. */
-    public static final int DEFAULT_TCP_PORT = 16385;
-    /** Send buffers per IB connection by default, as kernel RDS. */
-    public static final int DEFAULT_IB_SEND_RING = 256;
-    /**
-     * Default {@link #tcpSendRingBytes()}: 2 MiB, twice the default send buffer, so that a socket's whole
-     * window fits with room for what waits for the ack of a later frame. (With one socket sending, 1 MiB and
-     * 4 MiB rings both sent every byte zero-copy, at the same rates.)
-     */
-    public static final int DEFAULT_TCP_SEND_RING_BYTES = 2 << 20;
-    /** The smallest {@link #tcpSendRingBytes()} other than 0: 256 KiB. */
-    public static final int MIN_TCP_SEND_RING_BYTES = 256 << 10;
-    /** The largest {@link #tcpSendRingBytes()}: 1 GiB. */
-    public static final int MAX_TCP_SEND_RING_BYTES = 1 << 30;
-    /** Receive buffers per IB connection by default, as kernel RDS. */
-    public static final int DEFAULT_IB_RECEIVE_RING = 1024;
-    /** Fewest buffers in an IB ring: a credit is held back for updates, and a congestion map takes 3 fragments. */
-    public static final int MIN_IB_RING = 8;
-    /** Most buffers in an IB ring (16 MiB of registered memory). */
-    public static final int MAX_IB_RING = 4096;
+    /** The stack's name: {@code rds4j.name}. */
+    public static final Setting<String> NAME = Setting.of("name", "rds4j.name", text -> text, () -> "rds4j", v -> null);
+    /** Default transport of new sockets: {@code rds4j.transport}. */
+    public static final Setting<TransportType> TRANSPORT =
+        Setting.ofEnum("transport", "rds4j.transport", TransportType.class, TransportType.AUTO);
+    /** Default send buffer: {@code rds4j.send.buffer}. */
+    public static final Setting<Integer> SEND_BUFFER_BYTES =
+        Setting.ofSize("sendBufferBytes", "rds4j.send.buffer", 1 << 20, Setting.atLeast(1));
+    /** Default receive buffer: {@code rds4j.receive.buffer}. */
+    public static final Setting<Integer> RECEIVE_BUFFER_BYTES =
+        Setting.ofSize("receiveBufferBytes", "rds4j.receive.buffer", 1 << 20, Setting.atLeast(1));
+    /** Socket-to-agent queue capacity: {@code rds4j.socket.queue.capacity}. */
+    public static final Setting<Integer> SOCKET_QUEUE_CAPACITY = Setting.ofInt("socketQueueCapacity",
+        "rds4j.socket.queue.capacity", 4096,
+        v -> v < 2 || Integer.bitCount(v) != 1 ? "must be a power of two >= 2" : null);
+    /** The agent's idle strategy: {@code rds4j.idle.strategy}. */
+    public static final Setting<String> IDLE_STRATEGY = Setting.of("idleStrategy", "rds4j.idle.strategy",
+        text -> text, () -> "backoff", RdsStackConfig::idleStrategyProblem);
+    /** Delayed-ack time: {@code rds4j.ack.delay}. */
+    public static final Setting<Duration> ACK_DELAY =
+        Setting.ofDuration("ackDelay", "rds4j.ack.delay", Duration.ofMillis(1), Setting.notNegativeDuration());
+    /** First reconnect backoff bound: {@code rds4j.reconnect.delay.min}. */
+    public static final Setting<Duration> RECONNECT_DELAY_MIN = Setting.ofDuration("reconnectDelayMin",
+        "rds4j.reconnect.delay.min", Duration.ofMillis(1), Setting.notNegativeDuration());
+    /** Largest reconnect backoff bound: {@code rds4j.reconnect.delay.max}. */
+    public static final Setting<Duration> RECONNECT_DELAY_MAX = Setting.ofDuration("reconnectDelayMax",
+        "rds4j.reconnect.delay.max", Duration.ofSeconds(1), Setting.notNegativeDuration());
+    /** Transport connect timeout: {@code rds4j.connect.timeout}. */
+    public static final Setting<Duration> CONNECT_TIMEOUT = Setting.ofDuration("connectTimeout",
+        "rds4j.connect.timeout", Duration.ofSeconds(5), Setting.positiveDuration());
+    /** Receive silence before a heartbeat probe: {@code rds4j.heartbeat.interval}. */
+    public static final Setting<Duration> HEARTBEAT_INTERVAL = Setting.ofDuration("heartbeatInterval",
+        "rds4j.heartbeat.interval", Duration.ofSeconds(1), Setting.positiveDuration());
+    /** Receive silence before a connection is dropped: {@code rds4j.heartbeat.timeout}. */
+    public static final Setting<Duration> HEARTBEAT_TIMEOUT = Setting.ofDuration("heartbeatTimeout",
+        "rds4j.heartbeat.timeout", Duration.ofSeconds(10), Setting.positiveDuration());
+    /** Directory of the info file: {@code rds4j.info.dir}. */
+    public static final Setting<String> INFO_DIRECTORY = Setting.of("infoDirectory", "rds4j.info.dir",
+        text -> text, RdsStackConfig::defaultInfoDirectory, v -> v.isBlank() ? "must not be blank" : null);
+    /** Whether the stack publishes an info file: {@code rds4j.info.file}. */
+    public static final Setting<Boolean> INFO_FILE = Setting.ofBoolean("infoFile", "rds4j.info.file", true);
+    /** The most peer connections: {@code rds4j.max.peers}. */
+    public static final Setting<Integer> MAX_PEERS =
+        Setting.ofInt("maxPeers", "rds4j.max.peers", 256, Setting.atLeast(1));
+    /** The most connections per second of one node pair: {@code rds4j.peer.connect.rate}. */
+    public static final Setting<Integer> PEER_CONNECT_RATE =
+        Setting.ofInt("peerConnectRate", "rds4j.peer.connect.rate", 20, Setting.atLeast(1));
+    /** The peers allowed, comma-separated addresses and CIDR blocks: {@code rds4j.allowed.peers}. */
+    public static final Setting<PeerAllowList> ALLOWED_PEERS = Setting.of("allowedPeers", "rds4j.allowed.peers",
+        text -> PeerAllowList.of(Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+            .toArray(String[]::new)), () -> PeerAllowList.ALL, v -> null);
+    /** Who runs the duty cycle: {@code rds4j.threading}. */
+    public static final Setting<Threading> THREADING =
+        Setting.ofEnum("threading", "rds4j.threading", Threading.class, Threading.AGENT);
+    /** Every setting declared here, for documentation and tests. */
+    public static final List<Setting<?>> SETTINGS = List.of(NAME, TRANSPORT, SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES,
+        SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
+        HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT, INFO_DIRECTORY, INFO_FILE, MAX_PEERS, PEER_CONNECT_RATE, ALLOWED_PEERS,
+        THREADING);
 
+    private final SettingSource settingSource;
     private final String name;
-    private final int tcpPort;
     private final TransportType transport;
     private final int sendBufferBytes;
     private final int receiveBufferBytes;
@@ -43,70 +92,74 @@ public final class RdsStackConfig
     private final Duration reconnectDelayMin;
     private final Duration reconnectDelayMax;
     private final Duration connectTimeout;
-    private final Duration keepAliveIdle;
-    private final Duration keepAliveInterval;
-    private final int keepAliveCount;
     private final Duration heartbeatInterval;
     private final Duration heartbeatTimeout;
     private final String infoDirectory;
     private final boolean infoFileEnabled;
-    private final Duration frameTimeout;
     private final int maxPeers;
     private final int peerConnectRate;
     private final PeerAllowList allowedPeers;
     private final Threading threading;
-    private final int ibSendRing;
-    private final int tcpSendRingBytes;
-    private final int ibReceiveRing;
+    private final Map<Class<?>, TransportConfig> transportConfigs;
 
     private RdsStackConfig(final Builder b)
     {
-        name = b.name;
-        tcpPort = b.tcpPort;
-        transport = b.transport;
-        sendBufferBytes = b.sendBufferBytes;
-        receiveBufferBytes = b.receiveBufferBytes;
-        socketQueueCapacity = b.socketQueueCapacity;
-        idleStrategy = b.idleStrategy;
-        ackDelay = b.ackDelay;
-        reconnectDelayMin = b.reconnectDelayMin;
-        reconnectDelayMax = b.reconnectDelayMax;
-        connectTimeout = b.connectTimeout;
-        keepAliveIdle = b.keepAliveIdle;
-        keepAliveInterval = b.keepAliveInterval;
-        keepAliveCount = b.keepAliveCount;
-        heartbeatInterval = b.heartbeatInterval;
-        heartbeatTimeout = b.heartbeatTimeout;
-        infoDirectory = b.infoDirectory;
-        infoFileEnabled = b.infoFileEnabled;
-        frameTimeout = b.frameTimeout;
-        ibSendRing = b.ibSendRing;
-        tcpSendRingBytes = b.tcpSendRingBytes;
-        ibReceiveRing = b.ibReceiveRing;
-        maxPeers = b.maxPeers;
-        peerConnectRate = b.peerConnectRate;
-        allowedPeers = b.allowedPeers;
-        threading = b.threading;
+        final SettingSource source = b.settingSource;
+        settingSource = source;
+        name = NAME.resolve(b.name, source);
+        transport = TRANSPORT.resolve(b.transport, source);
+        sendBufferBytes = SEND_BUFFER_BYTES.resolve(b.sendBufferBytes, source);
+        receiveBufferBytes = RECEIVE_BUFFER_BYTES.resolve(b.receiveBufferBytes, source);
+        socketQueueCapacity = SOCKET_QUEUE_CAPACITY.resolve(b.socketQueueCapacity, source);
+        idleStrategy = IDLE_STRATEGY.resolve(b.idleStrategy, source);
+        ackDelay = ACK_DELAY.resolve(b.ackDelay, source);
+        reconnectDelayMin = RECONNECT_DELAY_MIN.resolve(b.reconnectDelayMin, source);
+        reconnectDelayMax = RECONNECT_DELAY_MAX.resolve(b.reconnectDelayMax, source);
+        connectTimeout = CONNECT_TIMEOUT.resolve(b.connectTimeout, source);
+        heartbeatInterval = HEARTBEAT_INTERVAL.resolve(b.heartbeatInterval, source);
+        heartbeatTimeout = HEARTBEAT_TIMEOUT.resolve(b.heartbeatTimeout, source);
+        infoDirectory = INFO_DIRECTORY.resolve(b.infoDirectory, source);
+        infoFileEnabled = INFO_FILE.resolve(b.infoFileEnabled, source);
+        maxPeers = MAX_PEERS.resolve(b.maxPeers, source);
+        peerConnectRate = PEER_CONNECT_RATE.resolve(b.peerConnectRate, source);
+        allowedPeers = ALLOWED_PEERS.resolve(b.allowedPeers, source);
+        threading = THREADING.resolve(b.threading, source);
+        transportConfigs = Map.copyOf(b.transportConfigs);
+        // settings that may come from different places are checked together once, here
+        checkReconnectDelay(reconnectDelayMin, reconnectDelayMax);
+        checkHeartbeat(heartbeatInterval, heartbeatTimeout);
     }
 
-    /** @return the defaults. */
+    /** @return the defaults, with what the system properties and environment set. */
     public static RdsStackConfig defaults()
     {
         return builder().build();
     }
 
-    /** @return a builder holding the defaults. */
+    /**
+     * @return a builder whose unset values {@link Builder#build()} reads from the system properties, else the
+     *         environment, else the defaults: {@code builder(SettingSource.system())}.
+     */
     public static Builder builder()
     {
-        return new Builder();
+        return builder(SettingSource.system());
     }
 
-    /** @return a builder holding this configuration's values. */
+    /**
+     * @param source where {@link Builder#build()} reads the values it was not given ({@link SettingSource#none()}:
+     *               the defaults only); also the source the transports read their settings from.
+     * @return a builder.
+     */
+    public static Builder builder(final SettingSource source)
+    {
+        return new Builder(Objects.requireNonNull(source, "source"));
+    }
+
+    /** @return a builder holding this configuration's values and source. */
     public Builder toBuilder()
     {
-        final Builder b = new Builder();
+        final Builder b = new Builder(settingSource);
         b.name = name;
-        b.tcpPort = tcpPort;
         b.transport = transport;
         b.sendBufferBytes = sendBufferBytes;
         b.receiveBufferBytes = receiveBufferBytes;
@@ -116,34 +169,39 @@ public final class RdsStackConfig
         b.reconnectDelayMin = reconnectDelayMin;
         b.reconnectDelayMax = reconnectDelayMax;
         b.connectTimeout = connectTimeout;
-        b.keepAliveIdle = keepAliveIdle;
-        b.keepAliveInterval = keepAliveInterval;
-        b.keepAliveCount = keepAliveCount;
         b.heartbeatInterval = heartbeatInterval;
         b.heartbeatTimeout = heartbeatTimeout;
         b.infoDirectory = infoDirectory;
         b.infoFileEnabled = infoFileEnabled;
-        b.frameTimeout = frameTimeout;
         b.maxPeers = maxPeers;
         b.peerConnectRate = peerConnectRate;
         b.allowedPeers = allowedPeers;
         b.threading = threading;
-        b.ibSendRing = ibSendRing;
-        b.tcpSendRingBytes = tcpSendRingBytes;
-        b.ibReceiveRing = ibReceiveRing;
+        b.transportConfigs.putAll(transportConfigs);
         return b;
+    }
+
+    /** @return where this configuration's unset values were read from; transports read theirs from it too. */
+    public SettingSource settingSource()
+    {
+        return settingSource;
+    }
+
+    /**
+     * @param type a transport's config class.
+     * @param <T>  that class.
+     * @return the config of that class the builder was given, or null: the transport then reads its settings
+     *         from {@link #settingSource()}.
+     */
+    public <T extends TransportConfig> T transportConfig(final Class<T> type)
+    {
+        return type.cast(transportConfigs.get(type));
     }
 
     /** @return the stack's name, used in thread names and logs. Default {@code rds4j}. */
     public String name()
     {
         return name;
-    }
-
-    /** @return TCP port RDS over TCP listens on and connects to. Default 16385. */
-    public int tcpPort()
-    {
-        return tcpPort;
     }
 
     /** @return the transport new sockets use unless they set {@link RdsOptions#RDS_TRANSPORT}. Default AUTO. */
@@ -209,24 +267,6 @@ public final class RdsStackConfig
         return connectTimeout;
     }
 
-    /** @return TCP keepalive idle time before the first probe. Default 5 s, as kernel RDS over TCP. */
-    public Duration keepAliveIdle()
-    {
-        return keepAliveIdle;
-    }
-
-    /** @return TCP keepalive interval between probes. Default 5 s. */
-    public Duration keepAliveInterval()
-    {
-        return keepAliveInterval;
-    }
-
-    /** @return TCP keepalive probes unanswered before the connection is dropped. Default 5. */
-    public int keepAliveCount()
-    {
-        return keepAliveCount;
-    }
-
     /**
      * @return how long an up connection may receive nothing before it sends a heartbeat probe, which any RDS
      *         peer answers with a pong. Default 1 s.
@@ -249,8 +289,7 @@ public final class RdsStackConfig
     /**
      * @return the directory of the stack's info file ({@code <pid>-<name>-<n>.rds4j}, about 300 KiB, created
      *         when the stack opens and deleted when it closes), which {@code rds info} reads from outside the
-     *         process. Default: the system property {@code rds4j.info.dir} if set, else
-     *         {@code /dev/shm/rds4j-<user.name>} when {@code /dev/shm} is a writable directory, else
+     *         process. Default: {@code /dev/shm/rds4j-<user.name>} when {@code /dev/shm} is a writable directory, else
      *         {@code <java.io.tmpdir>/rds4j-<user.name>}; created if missing.
      */
     public String infoDirectory()
@@ -269,17 +308,9 @@ public final class RdsStackConfig
     }
 
     /**
-     * @return the longest a frame may take to arrive once its first byte has: a peer that starts a frame and
-     *         stalls (slowloris) is dropped after it ({@code conn_frame_timeout}). Default 10 s.
-     */
-    public Duration frameTimeout()
-    {
-        return frameTimeout;
-    }
-
-    /**
      * @return the most peer connections (pairs of local and remote address, up or down) the stack keeps; a
-     *         connection accepted from a new peer beyond it is refused ({@code conn_refused_limit}), so a flood
+     *         connection accepted from a new peer beyond it, over any transport, is refused
+     *         ({@code conn_refused_limit}), so a flood
      *         from many addresses cannot grow memory without bound. Connections the stack's own sends open are
      *         never refused but count. Default 256.
      */
@@ -289,9 +320,9 @@ public final class RdsStackConfig
     }
 
     /**
-     * @return the most TCP connections per second the stack accepts from one address; beyond it that address
-     *         is refused for 10 s ({@code conn_refused_rate}). Honest peers connect a few times a second at
-     *         most, when reconnecting. Default 20.
+     * @return the most connections per second the stack accepts for one node pair (local, remote address),
+     *         over any transport; beyond it that pair is refused for 10 s ({@code conn_refused_rate}). Honest
+     *         peers connect a few times a second at most, when reconnecting. Default 20.
      */
     public int peerConnectRate()
     {
@@ -318,77 +349,86 @@ public final class RdsStackConfig
         return threading;
     }
 
-    /**
-     * @return bytes of shared memory (on {@code /dev/shm}) per TCP connection in which frames are staged so that
-     *         the socket sends them with {@code sendfile}, without copying them into the kernel; 0: always copy.
-     *         A connection takes the memory once it has copied a quarter of it in writes of 4 KiB or more (bulk
-     *         traffic). Default 2 MiB.
-     */
-    public int tcpSendRingBytes()
-    {
-        return tcpSendRingBytes;
-    }
-
-    /** @return 4 KiB send buffers (work requests) per IB connection. */
-    public int ibSendRing()
-    {
-        return ibSendRing;
-    }
-
-    /** @return 4 KiB receive buffers per IB connection: the initial credits the peer gets. */
-    public int ibReceiveRing()
-    {
-        return ibReceiveRing;
-    }
-
     @Override
     public String toString()
     {
-        return "RdsStackConfig{name=" + name + ", tcpPort=" + tcpPort + ", transport=" + transport +
+        return "RdsStackConfig{name=" + name + ", transport=" + transport +
             ", sendBufferBytes=" + sendBufferBytes + ", receiveBufferBytes=" + receiveBufferBytes +
             ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
             ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
-            ", keepAlive=" + keepAliveIdle + "/" + keepAliveInterval + "x" + keepAliveCount +
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
-            ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") + ", frameTimeout=" + frameTimeout +
+            ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") +
             ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers +
-            ", threading=" + threading +
-            ", tcpSendRingBytes=" + tcpSendRingBytes + ", ibSendRing=" + ibSendRing + ", ibReceiveRing=" + ibReceiveRing + "}";
+            ", threading=" + threading + ", transportConfigs=" + transportConfigs.values() + "}";
     }
 
-    /** Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one. */
+    private static void checkReconnectDelay(final Duration min, final Duration max)
+    {
+        if (min.isZero() || max.compareTo(min) < 0)
+        {
+            throw new IllegalArgumentException("need 0 < reconnectDelayMin <= reconnectDelayMax: " + min + ", " + max);
+        }
+    }
+
+    private static void checkHeartbeat(final Duration interval, final Duration timeout)
+    {
+        if (timeout.compareTo(interval) <= 0)
+        {
+            throw new IllegalArgumentException("heartbeatTimeout must exceed heartbeatInterval: " + interval + ", " + timeout);
+        }
+    }
+
+    private static String idleStrategyProblem(final String spec)
+    {
+        final boolean known = spec.equals("backoff") || spec.equals("yield") || spec.equals("spin") ||
+            spec.matches("sleep:[1-9][0-9]*");
+        return known ? null : "must be backoff, sleep:<micros>, yield or spin";
+    }
+
+    /** The default info directory: per user under /dev/shm, else under the temp dir. */
+    private static String defaultInfoDirectory()
+    {
+        // the user name goes into a path: keep it to characters that are safe in one
+        final String user = System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
+        final Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm))
+        {
+            return shm.resolve("rds4j-" + user).toString();
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"), "rds4j-" + user).toString();
+    }
+
+    /**
+     * Builds a {@link RdsStackConfig}; each setter checks its argument and throws on a bad one, and
+     * {@link #build()} reads the values not set and checks the settings that depend on each other.
+     */
     public static final class Builder
     {
-        private String name = "rds4j";
-        private int tcpPort = DEFAULT_TCP_PORT;
-        private TransportType transport = TransportType.AUTO;
-        private int sendBufferBytes = 1 << 20;
-        private int receiveBufferBytes = 1 << 20;
-        private int socketQueueCapacity = 4096;
-        private String idleStrategy = "backoff";
-        private Duration ackDelay = Duration.ofMillis(1);
-        private Duration reconnectDelayMin = Duration.ofMillis(1);
-        private Duration reconnectDelayMax = Duration.ofSeconds(1);
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration keepAliveIdle = Duration.ofSeconds(5);
-        private Duration keepAliveInterval = Duration.ofSeconds(5);
-        private int keepAliveCount = 5;
-        private Duration heartbeatInterval = Duration.ofSeconds(1);
-        private Duration heartbeatTimeout = Duration.ofSeconds(10);
-        private String infoDirectory = defaultInfoDirectory();
-        private boolean infoFileEnabled = true;
-        private Duration frameTimeout = Duration.ofSeconds(10);
-        private int maxPeers = 256;
-        private int peerConnectRate = 20;
-        private PeerAllowList allowedPeers = PeerAllowList.ALL;
-        private Threading threading = Threading.AGENT;
-        private int ibSendRing = DEFAULT_IB_SEND_RING;
-        private int tcpSendRingBytes = DEFAULT_TCP_SEND_RING_BYTES;
-        private int ibReceiveRing = DEFAULT_IB_RECEIVE_RING;
+        private final SettingSource settingSource;
+        private final Map<Class<?>, TransportConfig> transportConfigs = new LinkedHashMap<>();
+        private String name;
+        private TransportType transport;
+        private Integer sendBufferBytes;
+        private Integer receiveBufferBytes;
+        private Integer socketQueueCapacity;
+        private String idleStrategy;
+        private Duration ackDelay;
+        private Duration reconnectDelayMin;
+        private Duration reconnectDelayMax;
+        private Duration connectTimeout;
+        private Duration heartbeatInterval;
+        private Duration heartbeatTimeout;
+        private String infoDirectory;
+        private Boolean infoFileEnabled;
+        private Integer maxPeers;
+        private Integer peerConnectRate;
+        private PeerAllowList allowedPeers;
+        private Threading threading;
 
-        private Builder()
+        private Builder(final SettingSource settingSource)
         {
+            this.settingSource = settingSource;
         }
 
         /**
@@ -397,21 +437,7 @@ public final class RdsStackConfig
          */
         public Builder name(final String name)
         {
-            this.name = Objects.requireNonNull(name, "name");
-            return this;
-        }
-
-        /**
-         * @param port 1..65535.
-         * @return this builder.
-         */
-        public Builder tcpPort(final int port)
-        {
-            if (port < 1 || port > 65535)
-            {
-                throw new IllegalArgumentException("tcpPort must be 1..65535: " + port);
-            }
-            this.tcpPort = port;
+            this.name = NAME.check(name);
             return this;
         }
 
@@ -421,7 +447,7 @@ public final class RdsStackConfig
          */
         public Builder transport(final TransportType transport)
         {
-            this.transport = Objects.requireNonNull(transport, "transport");
+            this.transport = TRANSPORT.check(transport);
             return this;
         }
 
@@ -431,7 +457,7 @@ public final class RdsStackConfig
          */
         public Builder sendBufferBytes(final int bytes)
         {
-            this.sendBufferBytes = positive("sendBufferBytes", bytes);
+            this.sendBufferBytes = SEND_BUFFER_BYTES.check(bytes);
             return this;
         }
 
@@ -441,7 +467,7 @@ public final class RdsStackConfig
          */
         public Builder receiveBufferBytes(final int bytes)
         {
-            this.receiveBufferBytes = positive("receiveBufferBytes", bytes);
+            this.receiveBufferBytes = RECEIVE_BUFFER_BYTES.check(bytes);
             return this;
         }
 
@@ -451,11 +477,7 @@ public final class RdsStackConfig
          */
         public Builder socketQueueCapacity(final int capacity)
         {
-            if (capacity < 2 || Integer.bitCount(capacity) != 1)
-            {
-                throw new IllegalArgumentException("socketQueueCapacity must be a power of two >= 2: " + capacity);
-            }
-            this.socketQueueCapacity = capacity;
+            this.socketQueueCapacity = SOCKET_QUEUE_CAPACITY.check(capacity);
             return this;
         }
 
@@ -465,12 +487,7 @@ public final class RdsStackConfig
          */
         public Builder idleStrategy(final String spec)
         {
-            Objects.requireNonNull(spec, "idleStrategy");
-            if (!spec.equals("backoff") && !spec.equals("yield") && !spec.equals("spin") && !spec.matches("sleep:[1-9][0-9]*"))
-            {
-                throw new IllegalArgumentException("idleStrategy must be backoff, sleep:<micros>, yield or spin: " + spec);
-            }
-            this.idleStrategy = spec;
+            this.idleStrategy = IDLE_STRATEGY.check(spec);
             return this;
         }
 
@@ -480,7 +497,7 @@ public final class RdsStackConfig
          */
         public Builder ackDelay(final Duration delay)
         {
-            this.ackDelay = notNegative("ackDelay", delay);
+            this.ackDelay = ACK_DELAY.check(delay);
             return this;
         }
 
@@ -491,12 +508,9 @@ public final class RdsStackConfig
          */
         public Builder reconnectDelay(final Duration min, final Duration max)
         {
-            notNegative("reconnectDelayMin", min);
-            notNegative("reconnectDelayMax", max);
-            if (min.isZero() || max.compareTo(min) < 0)
-            {
-                throw new IllegalArgumentException("need 0 < reconnectDelayMin <= reconnectDelayMax: " + min + ", " + max);
-            }
+            RECONNECT_DELAY_MIN.check(min);
+            RECONNECT_DELAY_MAX.check(max);
+            checkReconnectDelay(min, max);
             this.reconnectDelayMin = min;
             this.reconnectDelayMax = max;
             return this;
@@ -508,25 +522,7 @@ public final class RdsStackConfig
          */
         public Builder connectTimeout(final Duration timeout)
         {
-            this.connectTimeout = positive("connectTimeout", timeout);
-            return this;
-        }
-
-        /**
-         * @param idle     time before the first probe, at least 1 s.
-         * @param interval time between probes, at least 1 s.
-         * @param count    probes before the connection is dropped, positive.
-         * @return this builder.
-         */
-        public Builder keepAlive(final Duration idle, final Duration interval, final int count)
-        {
-            if (idle.toSeconds() < 1 || interval.toSeconds() < 1)
-            {
-                throw new IllegalArgumentException("keepalive idle and interval must be at least 1 s (TCP counts seconds)");
-            }
-            this.keepAliveIdle = idle;
-            this.keepAliveInterval = interval;
-            this.keepAliveCount = positive("keepAliveCount", count);
+            this.connectTimeout = CONNECT_TIMEOUT.check(timeout);
             return this;
         }
 
@@ -538,12 +534,9 @@ public final class RdsStackConfig
          */
         public Builder heartbeat(final Duration interval, final Duration timeout)
         {
-            positive("heartbeatInterval", interval);
-            positive("heartbeatTimeout", timeout);
-            if (timeout.compareTo(interval) <= 0)
-            {
-                throw new IllegalArgumentException("heartbeatTimeout must exceed heartbeatInterval: " + interval + ", " + timeout);
-            }
+            HEARTBEAT_INTERVAL.check(interval);
+            HEARTBEAT_TIMEOUT.check(timeout);
+            checkHeartbeat(interval, timeout);
             this.heartbeatInterval = interval;
             this.heartbeatTimeout = timeout;
             return this;
@@ -556,12 +549,7 @@ public final class RdsStackConfig
          */
         public Builder infoDirectory(final String directory)
         {
-            Objects.requireNonNull(directory, "infoDirectory");
-            if (directory.isBlank())
-            {
-                throw new IllegalArgumentException("infoDirectory must not be blank");
-            }
-            this.infoDirectory = directory;
+            this.infoDirectory = INFO_DIRECTORY.check(directory);
             return this;
         }
 
@@ -576,32 +564,22 @@ public final class RdsStackConfig
         }
 
         /**
-         * @param timeout how long a frame may take once started, positive; a stalled frame drops the connection.
-         * @return this builder.
-         */
-        public Builder frameTimeout(final Duration timeout)
-        {
-            this.frameTimeout = positive("frameTimeout", timeout);
-            return this;
-        }
-
-        /**
          * @param peers the most peer connections the stack keeps, positive.
          * @return this builder.
          */
         public Builder maxPeers(final int peers)
         {
-            this.maxPeers = positive("maxPeers", peers);
+            this.maxPeers = MAX_PEERS.check(peers);
             return this;
         }
 
         /**
-         * @param perSecond the most connections accepted per second from one address, positive.
+         * @param perSecond the most connections accepted per second for one node pair, positive.
          * @return this builder.
          */
         public Builder peerConnectRate(final int perSecond)
         {
-            this.peerConnectRate = positive("peerConnectRate", perSecond);
+            this.peerConnectRate = PEER_CONNECT_RATE.check(perSecond);
             return this;
         }
 
@@ -625,109 +603,29 @@ public final class RdsStackConfig
          */
         public Builder threading(final Threading threading)
         {
-            this.threading = Objects.requireNonNull(threading, "threading");
+            this.threading = THREADING.check(threading);
             return this;
         }
 
         /**
-         * @param bytes shared memory per TCP connection for zero-copy sends: 0 (frames are always copied into the
-         *              socket) or {@value #MIN_TCP_SEND_RING_BYTES} to {@value #MAX_TCP_SEND_RING_BYTES} (default
-         *              {@value #DEFAULT_TCP_SEND_RING_BYTES}).
+         * @param config a transport's settings (such as TCP's {@code TcpConfig}); replaces one of the same class.
+         *               A transport given none reads its settings from the builder's {@link SettingSource}.
          * @return this builder.
          */
-        public Builder tcpSendRingBytes(final int bytes)
+        public Builder transportConfig(final TransportConfig config)
         {
-            if (bytes != 0 && (bytes < MIN_TCP_SEND_RING_BYTES || bytes > MAX_TCP_SEND_RING_BYTES))
-            {
-                throw new IllegalArgumentException("tcpSendRingBytes must be 0 or " + MIN_TCP_SEND_RING_BYTES + ".." +
-                    MAX_TCP_SEND_RING_BYTES + ": " + bytes);
-            }
-            this.tcpSendRingBytes = bytes;
+            transportConfigs.put(Objects.requireNonNull(config, "transportConfig").getClass(), config);
             return this;
         }
 
         /**
-         * @param slots 4 KiB send buffers per IB connection, {@value #MIN_IB_RING}..{@value #MAX_IB_RING}
-         *              (default {@value #DEFAULT_IB_SEND_RING}, as kernel RDS).
-         * @return this builder.
+         * @return the configuration: values not set read from the source, else the defaults.
+         * @throws IllegalArgumentException naming the property or environment variable whose value is malformed
+         *                                  or out of range, or the settings that do not fit together.
          */
-        public Builder ibSendRing(final int slots)
-        {
-            this.ibSendRing = ringSize("ibSendRing", slots);
-            return this;
-        }
-
-        /**
-         * @param slots 4 KiB receive buffers per IB connection, {@value #MIN_IB_RING}..{@value #MAX_IB_RING}
-         *              (default {@value #DEFAULT_IB_RECEIVE_RING}, as kernel RDS); the peer's initial credits.
-         * @return this builder.
-         */
-        public Builder ibReceiveRing(final int slots)
-        {
-            this.ibReceiveRing = ringSize("ibReceiveRing", slots);
-            return this;
-        }
-
-        private static int ringSize(final String what, final int slots)
-        {
-            if (slots < MIN_IB_RING || slots > MAX_IB_RING)
-            {
-                throw new IllegalArgumentException(what + " must be " + MIN_IB_RING + ".." + MAX_IB_RING +
-                    " buffers: " + slots);
-            }
-            return slots;
-        }
-
-        /** @return the configuration. */
         public RdsStackConfig build()
         {
             return new RdsStackConfig(this);
-        }
-
-        /** The default info directory: {@code rds4j.info.dir}, else per user under /dev/shm, else under the temp dir. */
-        private static String defaultInfoDirectory()
-        {
-            final String property = System.getProperty("rds4j.info.dir");
-            if (property != null && !property.isBlank())
-            {
-                return property;
-            }
-            // the user name goes into a path: keep it to characters that are safe in one
-            final String user = System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
-            final Path shm = Path.of("/dev/shm");
-            if (Files.isDirectory(shm) && Files.isWritable(shm))
-            {
-                return shm.resolve("rds4j-" + user).toString();
-            }
-            return Path.of(System.getProperty("java.io.tmpdir"), "rds4j-" + user).toString();
-        }
-
-        private static int positive(final String what, final int value)
-        {
-            if (value <= 0)
-            {
-                throw new IllegalArgumentException(what + " must be positive: " + value);
-            }
-            return value;
-        }
-
-        private static Duration positive(final String what, final Duration value)
-        {
-            if (notNegative(what, value).isZero())
-            {
-                throw new IllegalArgumentException(what + " must be positive: " + value);
-            }
-            return value;
-        }
-
-        private static Duration notNegative(final String what, final Duration value)
-        {
-            Objects.requireNonNull(value, what);
-            if (value.isNegative())
-            {
-                throw new IllegalArgumentException(what + " must not be negative: " + value);
-            }
-            return value;
         }
     }
 }

@@ -8,6 +8,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.Threading;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -74,7 +75,6 @@ final class Rds4jBench
     {
         final RdsStackConfig.Builder b = RdsStackConfig.builder()
             .name(name)
-            .tcpPort(args.integer("tcp-port", 29500))
             .idleStrategy(agentIdle)
             .threading(invoker ? Threading.INVOKER : Threading.AGENT);
         final int sndbuf = args.size("sndbuf", 0);
@@ -87,11 +87,13 @@ final class Rds4jBench
         {
             b.receiveBufferBytes(rcvbuf);
         }
+        final TcpConfig.Builder tcp = TcpConfig.builder().tcpPort(args.integer("tcp-port", 29500));
         final int sendRing = args.size("tcp-send-ring", -1);
         if (sendRing >= 0)
         {
-            b.tcpSendRingBytes(sendRing);
+            tcp.tcpSendRingBytes(sendRing);
         }
+        b.transportConfig(tcp.build());
         final RdsStack stack = RdsStack.open(b.build());
         // passive roles end with SIGTERM from run.sh: close the stack (and its info file) on the way out
         Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "rds4j-close"));

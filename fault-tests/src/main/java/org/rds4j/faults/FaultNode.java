@@ -8,6 +8,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
 import org.rds4j.samples.stress.JsonLine;
+import org.rds4j.transport.tcp.TcpConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,7 @@ public final class FaultNode
         InetAddress bind;
         List<InetAddress> nodes = new ArrayList<>();
         int self = -1;
-        int tcpPort = RdsStackConfig.DEFAULT_TCP_PORT;
+        int tcpPort = TcpConfig.DEFAULT_TCP_PORT;
         int basePort = 4000;
         long durationMs = 10_000;
         long drainMs = 30_000;
@@ -162,7 +163,7 @@ public final class FaultNode
         final String self = settings.bind.getHostAddress();
         final RdsStackConfig config = RdsStackConfig.builder()
             .name("fault-" + self)
-            .tcpPort(settings.tcpPort)
+            .transportConfig(TcpConfig.builder().tcpPort(settings.tcpPort).build())
             .transport(TransportType.TCP)
             .sendBufferBytes(settings.sendBuffer)
             .infoFile(false)

@@ -3,6 +3,7 @@ package org.rds4j.faults;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -39,7 +40,8 @@ public final class IndexReceiver
             }
         }
         final PrintStream out = System.out;
-        try (RdsStack stack = RdsStack.open(RdsStackConfig.builder().name("receiver").tcpPort(tcpPort).infoFile(false).build());
+        try (RdsStack stack = RdsStack.open(RdsStackConfig.builder().name("receiver")
+            .transportConfig(TcpConfig.builder().tcpPort(tcpPort).build()).infoFile(false).build());
              RdsSocket socket = stack.openSocket())
         {
             socket.bind(new InetSocketAddress(bind, port));

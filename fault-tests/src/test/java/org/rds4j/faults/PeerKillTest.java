@@ -9,6 +9,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.TestStacks;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -50,7 +51,7 @@ class PeerKillTest
     private static final Duration WARM_UP = Duration.ofSeconds(2);
     private static final Duration WINDOW = Duration.ofSeconds(3);
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private final List<ChildNode> children = new ArrayList<>();
 
     @AfterEach

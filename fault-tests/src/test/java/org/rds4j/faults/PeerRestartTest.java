@@ -7,6 +7,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -64,7 +65,7 @@ class PeerRestartTest
         final long started = System.nanoTime();
         stack = RdsStack.open(RdsStackConfig.builder()
             .name("restart-test")
-            .tcpPort(TCP_PORT)
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
             .heartbeat(HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT)
             .connectTimeout(Duration.ofSeconds(1))
             .infoFile(false)

@@ -19,6 +19,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.Threading;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -78,7 +79,8 @@ public class SocketPathBenchmark
     @Setup(Level.Trial)
     public void setUp() throws IOException
     {
-        final RdsStackConfig config = RdsStackConfig.builder().tcpPort(TCP_PORT)
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
             .threading(threading.equals("invoker") ? Threading.INVOKER : Threading.AGENT).build();
         sender = RdsStack.open(config.toBuilder().name("bench-tx").build());
         tx = sender.openSocket().bind(new InetSocketAddress("127.0.0.1", 5000));

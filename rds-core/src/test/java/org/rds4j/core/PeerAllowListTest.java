@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.rds4j.PeerAllowList;
 import org.rds4j.RdsStackConfig;
 
-import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -95,20 +94,17 @@ class PeerAllowListTest
     void configKeepsTheListAndTheLimits()
     {
         final RdsStackConfig config = RdsStackConfig.builder().allowedPeers("10.0.0.0/8")
-            .frameTimeout(Duration.ofMillis(250)).maxPeers(7).peerConnectRate(3).build();
+            .maxPeers(7).peerConnectRate(3).build();
         assertEquals(List.of("10.0.0.0/8"), config.allowedPeers().entries());
-        assertEquals(Duration.ofMillis(250), config.frameTimeout());
         assertEquals(7, config.maxPeers());
         assertEquals(3, config.peerConnectRate());
         final RdsStackConfig copy = config.toBuilder().build();
         assertSame(config.allowedPeers(), copy.allowedPeers());
-        assertEquals(Duration.ofMillis(250), copy.frameTimeout());
         assertEquals(7, copy.maxPeers());
         assertEquals(3, copy.peerConnectRate());
         assertTrue(config.toString().contains("allowedPeers=[10.0.0.0/8]"), config.toString());
 
         final RdsStackConfig defaults = RdsStackConfig.defaults();
-        assertEquals(Duration.ofSeconds(10), defaults.frameTimeout());
         assertEquals(256, defaults.maxPeers());
         assertEquals(20, defaults.peerConnectRate());
     }
@@ -117,11 +113,6 @@ class PeerAllowListTest
     void badLimitsAreRefused()
     {
         final RdsStackConfig.Builder b = RdsStackConfig.builder();
-        assertEquals("frameTimeout must be positive: PT0S",
-            assertThrows(IllegalArgumentException.class, () -> b.frameTimeout(Duration.ZERO)).getMessage());
-        assertEquals("frameTimeout must not be negative: PT-1S",
-            assertThrows(IllegalArgumentException.class, () -> b.frameTimeout(Duration.ofSeconds(-1))).getMessage());
-        assertThrows(NullPointerException.class, () -> b.frameTimeout(null));
         assertEquals("maxPeers must be positive: 0", assertThrows(IllegalArgumentException.class, () -> b.maxPeers(0)).getMessage());
         assertEquals("peerConnectRate must be positive: -2",
             assertThrows(IllegalArgumentException.class, () -> b.peerConnectRate(-2)).getMessage());

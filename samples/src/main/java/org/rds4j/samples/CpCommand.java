@@ -21,6 +21,7 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -203,7 +204,8 @@ public final class CpCommand implements Callable<Integer>
             final RdsSocket socket = stack.openSocket();
             socket.bind(bind);
             out.println("cp: serving " + serveDirectory + " at " + IpPortConverter.format(socket.localAddress()) +
-                " (tcp port " + stack.config().tcpPort() + ")" + (once ? "; exits after one file" : "; kill to stop"));
+                " (tcp port " + TcpConfig.of(stack.config()).tcpPort() + ")" +
+                (once ? "; exits after one file" : "; kill to stop"));
             out.flush();
             server.serve(socket, once);
             return !once || server.received() > 0 ? 0 : EXIT_FAILED;

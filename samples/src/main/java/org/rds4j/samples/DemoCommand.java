@@ -19,6 +19,7 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -109,7 +110,7 @@ public final class DemoCommand implements Callable<Integer>
                 sockets[i].bind(nodes[i]);
             }
             out.printf("demo: %d nodes, %d messages of %d bytes per pair, tcp port %d%n",
-                NODES, messages, size, stackOptions.tcpPort());
+                NODES, messages, size, TcpConfig.of(stacks[0].config()).tcpPort());
             out.flush();
             return run(out, stacks, sockets, nodes, timeout);
         }

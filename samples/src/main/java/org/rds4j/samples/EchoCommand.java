@@ -12,6 +12,7 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -68,8 +69,8 @@ public final class EchoCommand implements Callable<Integer>
             final RdsSocket socket = stack.openSocket();
             socket.bind(bind);
             out.println("echo: bound to " + IpPortConverter.format(socket.localAddress()) + " (tcp port " +
-                stack.config().tcpPort() + ", transport " + stack.config().transport().name().toLowerCase(Locale.ROOT) +
-                "); kill to stop");
+                TcpConfig.of(stack.config()).tcpPort() + ", transport " +
+                stack.config().transport().name().toLowerCase(Locale.ROOT) + "); kill to stop");
             out.flush();
             final long echoed = serve(socket, verbose ? out : null);
             out.println("echo: stopped after " + echoed + " messages");

@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 
 import org.rds4j.RdsStackConfig;
+import org.rds4j.SettingSource;
 
 import org.rds4j.core.StackInfoReader;
 
@@ -57,7 +58,8 @@ public final class InfoCommand implements Callable<Integer>
 
     @Option(names = "--dir", paramLabel = "DIR",
         description = "Directory of the info files. Default: the stacks' default, the system property rds4j.info.dir, "
-            + "else /dev/shm/rds4j-<user> (or <tmpdir>/rds4j-<user> without /dev/shm).")
+            + "else the environment variable RDS4J_INFO_DIR, else /dev/shm/rds4j-<user> (or <tmpdir>/rds4j-<user> "
+            + "without /dev/shm).")
     private Path dir;
 
     @Option(names = "--stack", paramLabel = "NAME", description = "Only the stacks of this name.")
@@ -91,7 +93,8 @@ public final class InfoCommand implements Callable<Integer>
         {
             throw new ParameterException(spec.commandLine(), "--interval must be at least 10 ms: " + intervalMs);
         }
-        final Path directory = dir != null ? dir : Path.of(RdsStackConfig.defaults().infoDirectory());
+        // only this setting: a malformed unrelated one must not stop rds info
+        final Path directory = dir != null ? dir : Path.of(RdsStackConfig.INFO_DIRECTORY.resolve(SettingSource.system()));
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         if (!watch)

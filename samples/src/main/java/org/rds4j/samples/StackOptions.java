@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportType;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,7 +18,8 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * The stack options every {@code rds} command takes, as a picocli mixin ({@code @Mixin StackOptions}):
  * {@code --tcp-port} and {@code --transport}. {@link #config(String)} turns them into an
- * {@link RdsStackConfig}.
+ * {@link RdsStackConfig}; an option not given leaves the setting to its system property, environment variable
+ * or default ({@code rds4j.tcp.port}, {@code RDS4J_TCP_PORT}; {@code rds4j.transport}, {@code RDS4J_TRANSPORT}).
  */
 public final class StackOptions
 {
@@ -27,31 +29,31 @@ public final class StackOptions
     @Option(
         names = "--tcp-port",
         paramLabel = "PORT",
-        defaultValue = "" + RdsStackConfig.DEFAULT_TCP_PORT,
-        description = "TCP port RDS over TCP listens on and connects to; every node must use the same. Default: ${DEFAULT-VALUE}.")
-    private int tcpPort = RdsStackConfig.DEFAULT_TCP_PORT;
+        description = "TCP port RDS over TCP listens on and connects to; every node must use the same. " +
+            "Default: rds4j.tcp.port, else RDS4J_TCP_PORT, else " + TcpConfig.DEFAULT_TCP_PORT + ".")
+    private Integer tcpPort;
 
     @Option(
         names = "--transport",
         paramLabel = "tcp|ib|auto",
-        defaultValue = "auto",
         converter = TransportConverter.class,
         completionCandidates = TransportNames.class,
-        description = "Transport of the sockets: ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}.")
-    private TransportType transport = TransportType.AUTO;
+        description = "Transport of the sockets: ${COMPLETION-CANDIDATES}. " +
+            "Default: rds4j.transport, else RDS4J_TRANSPORT, else auto.")
+    private TransportType transport;
 
     /** Creates the options with their defaults; picocli sets them from the command line. */
     public StackOptions()
     {
     }
 
-    /** @return the value of {@code --tcp-port}. */
-    public int tcpPort()
+    /** @return the value of {@code --tcp-port}, or null if not given. */
+    public Integer tcpPort()
     {
         return tcpPort;
     }
 
-    /** @return the value of {@code --transport}. */
+    /** @return the value of {@code --transport}, or null if not given. */
     public TransportType transport()
     {
         return transport;
@@ -61,11 +63,20 @@ public final class StackOptions
      * A builder holding these options, for a command that sets more.
      *
      * @param name the stack's name (thread names, logs).
-     * @return a builder with the name, the TCP port and the transport set.
+     * @return a builder with the name, and the TCP port and the transport if given.
      * @throws ParameterException when {@code --tcp-port} is out of range.
      */
     public RdsStackConfig.Builder configBuilder(final String name)
     {
+        final RdsStackConfig.Builder builder = RdsStackConfig.builder().name(name);
+        if (transport != null)
+        {
+            builder.transport(transport);
+        }
+        if (tcpPort == null)
+        {
+            return builder;
+        }
         if (tcpPort < 1 || tcpPort > 65535)
         {
             final String message = "Invalid value for option '--tcp-port': " + tcpPort + " is not in 1..65535";
@@ -75,7 +86,7 @@ public final class StackOptions
             }
             throw new IllegalArgumentException(message);
         }
-        return RdsStackConfig.builder().name(name).tcpPort(tcpPort).transport(transport);
+        return builder.transportConfig(TcpConfig.builder().tcpPort(tcpPort).build());
     }
 
     /**

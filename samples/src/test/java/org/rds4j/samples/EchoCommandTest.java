@@ -25,6 +25,7 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.transport.tcp.TcpConfig;
 
 class EchoCommandTest
 {
@@ -90,6 +91,7 @@ class EchoCommandTest
 
     private static RdsStackConfig config(final String name, final int tcpPort)
     {
-        return RdsStackConfig.builder().name(name).tcpPort(tcpPort).build();
+        return RdsStackConfig.builder().name(name)
+            .transportConfig(TcpConfig.builder().tcpPort(tcpPort).build()).build();
     }
 }

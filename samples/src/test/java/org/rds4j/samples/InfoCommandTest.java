@@ -33,6 +33,7 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.StackInfoReader;
 import org.rds4j.core.test.Await;
+import org.rds4j.transport.tcp.TcpConfig;
 
 import picocli.CommandLine;
 
@@ -62,7 +63,8 @@ class InfoCommandTest
     static void startTwoStacksAndSend() throws Exception
     {
         final int tcpPort = TestPorts.freeTcpPort(27030, "127.0.8.1", "127.0.8.2");
-        final RdsStackConfig config = RdsStackConfig.builder().tcpPort(tcpPort).infoDirectory(dir.toString()).build();
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .transportConfig(TcpConfig.builder().tcpPort(tcpPort).build()).infoDirectory(dir.toString()).build();
         a = (CoreStack)RdsStack.open(config.toBuilder().name("info-a").build());
         b = (CoreStack)RdsStack.open(config.toBuilder().name("info-b").build());
         a1 = a.openSocket().bind(new InetSocketAddress("127.0.8.1", 5000));

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.transport.tcp.TcpConfig;
 
 
 class PingCommandTest
@@ -22,7 +23,8 @@ class PingCommandTest
     void everyPingOfALiveStackIsAnswered() throws Exception
     {
         final int tcpPort = TestPorts.freeTcpPort(26600, "127.0.9.1", "127.0.9.2");
-        try (RdsStack target = RdsStack.open(RdsStackConfig.builder().name("pong").tcpPort(tcpPort).build());
+        try (RdsStack target = RdsStack.open(RdsStackConfig.builder().name("pong")
+            .transportConfig(TcpConfig.builder().tcpPort(tcpPort).build()).build());
             RdsSocket socket = target.openSocket())
         {
             // any port: the bind makes the stack listen on 127.0.9.2, and the stack answers port 0 itself

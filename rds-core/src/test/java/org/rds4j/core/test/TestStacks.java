@@ -2,40 +2,42 @@ package org.rds4j.core.test;
 
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.TransportConfig;
 import org.rds4j.core.CoreStack;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The stacks a test opens, all on one TCP port (the transport {@code META-INF/services} registers), closed
- * together (newest first) by {@link #close()}, which a test calls after each test method. Tests only.
+ * The stacks a test opens with the transports {@code META-INF/services} registers, all with one transport config
+ * (such as a TCP port), closed together (newest first) by {@link #close()}, which a test calls after each test
+ * method. Tests only.
  */
 public final class TestStacks implements StackFixture
 {
-    private final int tcpPort;
+    private final TransportConfig transportConfig;
     private final List<RdsStack> stacks = new ArrayList<>();
     private final List<AgentGate> gates = new ArrayList<>();
 
-    /** @param tcpPort the TCP port of every stack opened by name. */
-    public TestStacks(final int tcpPort)
+    /** @param transportConfig the transport config (a TCP port) of every stack opened by name. */
+    public TestStacks(final TransportConfig transportConfig)
     {
-        this.tcpPort = tcpPort;
+        this.transportConfig = transportConfig;
     }
 
     /**
      * @param name the stack's name.
-     * @return a configuration with that name and this fixture's TCP port.
+     * @return a configuration with that name and this fixture's transport config.
      */
     @Override
     public RdsStackConfig config(final String name)
     {
-        return RdsStackConfig.builder().name(name).tcpPort(tcpPort).build();
+        return RdsStackConfig.builder().name(name).transportConfig(transportConfig).build();
     }
 
     /**
      * @param name the stack's name.
-     * @return a running stack on this fixture's TCP port, closed by {@link #close()}.
+     * @return a running stack with this fixture's transport config, closed by {@link #close()}.
      */
     @Override
     public RdsStack open(final String name)

@@ -18,6 +18,7 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.samples.IpPortConverter;
+import org.rds4j.transport.tcp.TcpConfig;
 
 /**
  * One run of {@code rds stress} on a bound socket: starts the receive thread and the sender tasks, prints a
@@ -287,7 +288,7 @@ public final class StressRun
                 .add("verify", settings.verify())
                 .add("rate", settings.rate())
                 .add("duration_s", settings.durationNanos() / 1e9)
-                .add("tcp_port", stack.config().tcpPort())
+                .add("tcp_port", TcpConfig.of(stack.config()).tcpPort())
                 .add("transport", stack.config().transport().name().toLowerCase(Locale.ROOT)));
         }
         else
@@ -301,7 +302,7 @@ public final class StressRun
                     seconds(settings.durationNanos()), settings.verify() ? ", verify" : "")
                 : "answering requests for up to " + seconds(settings.durationNanos()) + " after the first";
             out.printf("stress: %s node on %s (tcp port %d, transport %s): %s%n", role(),
-                IpPortConverter.format(socket.localAddress()), stack.config().tcpPort(),
+                IpPortConverter.format(socket.localAddress()), TcpConfig.of(stack.config()).tcpPort(),
                 stack.config().transport().name().toLowerCase(Locale.ROOT), what);
             if (settings.reportIntervalNanos() > 0)
             {

@@ -61,8 +61,6 @@ import static org.rds4j.transport.ib.verbs.VerbsLayout.*;
 public final class IbTransport implements Transport
 {
     private static final Logger LOG = LoggerFactory.getLogger(IbTransport.class);
-    /** The rdma_cm port (kernel {@code RDS_PORT}); {@code rds4j.ib.port} changes it (tests). */
-    static final int PORT = Integer.getInteger("rds4j.ib.port", CmId.RDS_IB_PORT);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final int LISTEN_BACKLOG = 128;
     private static final int MAX_WATCHED = 1024;
@@ -76,6 +74,8 @@ public final class IbTransport implements Transport
     /** Scratch header for applying the ack carried in private data (agent thread). */
     private final RdsStackConfig config;
     private final long spinNs;
+    /** The rdma_cm port listened on and connected to. */
+    private final int port;
     private final String unavailable;
     private final CmEventChannel channel;
     private final CmEventChannel probeChannel;
@@ -105,14 +105,16 @@ public final class IbTransport implements Transport
         this.context = context;
         this.config = context.config();
         this.counters = context.counters();
-        this.sendSlots = config.ibSendRing();
-        this.receiveSlots = config.ibReceiveRing();
-        this.spinNs = TimeUnit.MICROSECONDS.toNanos(Long.getLong("rds4j.ib.pollSpinMicros", 200));
+        final IbConfig ibConfig = IbConfig.of(config);
+        this.sendSlots = ibConfig.ibSendRing();
+        this.receiveSlots = ibConfig.ibReceiveRing();
+        this.spinNs = ibConfig.ibPollSpin().toNanos();
+        this.port = ibConfig.ibPort();
         String why = null;
         CmEventChannel main = null;
         CmEventChannel probe = null;
         FdPoller fdPoller = null;
-        if (Boolean.getBoolean("rds4j.ib.disable"))
+        if (ibConfig.ibDisable())
         {
             why = "the IB transport is disabled (rds4j.ib.disable=true)";
         }
@@ -258,7 +260,7 @@ public final class IbTransport implements Transport
             {
                 return;
             }
-            final InetSocketAddress address = new InetSocketAddress(local, PORT);
+            final InetSocketAddress address = new InetSocketAddress(local, port);
             CmId id = null;
             try
             {
@@ -347,7 +349,7 @@ public final class IbTransport implements Transport
         {
             id = CmId.create(channel);
             final IbPath path = new IbPath(this, connection, id, true, nextTag(), nowNs + config.connectTimeout().toNanos());
-            id.resolveAddress(new InetSocketAddress(local, 0), new InetSocketAddress(remote, PORT), RESOLVE_TIMEOUT_MS);
+            id.resolveAddress(new InetSocketAddress(local, 0), new InetSocketAddress(remote, port), RESOLVE_TIMEOUT_MS);
             add(path);
         }
         catch (final RuntimeException ex)

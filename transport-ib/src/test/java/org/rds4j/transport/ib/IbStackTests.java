@@ -568,8 +568,10 @@ public final class IbStackTests
      */
     static void creditsExhausted() throws Exception
     {
-        try (CoreStack a = stack(TransportType.IB, b -> b.ibReceiveRing(16).ibSendRing(16));
-             CoreStack b = stack(TransportType.IB, x -> x.ibReceiveRing(16).ibSendRing(16));
+        try (CoreStack a = stack(TransportType.IB, b -> b
+            .transportConfig(IbConfig.builder().ibReceiveRing(16).ibSendRing(16).build()));
+             CoreStack b = stack(TransportType.IB, x -> x
+                 .transportConfig(IbConfig.builder().ibReceiveRing(16).ibSendRing(16).build()));
              RdsSocket sa = socket(a, addressA, 4500); RdsSocket sb = socket(b, addressB, 4500))
         {
             sb.setOption(RdsOptions.SO_RCVBUF, 256 * 1024);
@@ -867,7 +869,7 @@ public final class IbStackTests
             CompletionQueue cq = null;
             try
             {
-                id.resolveAddress(new InetSocketAddress(from, 0), new InetSocketAddress(to, IbTransport.PORT), 2000);
+                id.resolveAddress(new InetSocketAddress(from, 0), new InetSocketAddress(to, IbConfig.of(RdsStackConfig.builder().build()).ibPort()), 2000);
                 final long deadline = System.nanoTime() + RECEIVE_TIMEOUT.toNanos();
                 while (System.nanoTime() - deadline < 0)
                 {

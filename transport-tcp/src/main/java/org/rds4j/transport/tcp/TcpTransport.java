@@ -68,6 +68,7 @@ public final class TcpTransport implements Transport
 
     private final TransportContext context;
     private final RdsStackConfig config;
+    private final TcpConfig tcpConfig;
     private final TransportCounters counters;
     /** Writes the socket took only in part: it waits for room (kernel {@code tcp_sndbuf_full}). */
     private final AtomicCounter sndbufFull;
@@ -145,10 +146,11 @@ public final class TcpTransport implements Transport
     {
         this.context = context;
         this.config = context.config();
+        this.tcpConfig = TcpConfig.of(config);
         this.counters = context.counters();
         this.sndbufFull = counters.newTransportCounter("tcp_sndbuf_full");
         this.zeroCopyBytes = counters.newTransportCounter("tcp_zero_copy_bytes");
-        this.frameTimeoutNs = config.frameTimeout().toNanos();
+        this.frameTimeoutNs = tcpConfig.frameTimeout().toNanos();
         try
         {
             this.selector = Selector.open();
@@ -197,7 +199,7 @@ public final class TcpTransport implements Transport
             {
                 return;
             }
-            final InetSocketAddress address = new InetSocketAddress(local, config.tcpPort());
+            final InetSocketAddress address = new InetSocketAddress(local, tcpConfig.tcpPort());
             ServerSocketChannel channel = null;
             try
             {
@@ -292,7 +294,7 @@ public final class TcpTransport implements Transport
             final ConnectAttempt attempt = new ConnectAttempt(connection, channel, poke,
                 nowNs + config.connectTimeout().toNanos());
             attempts.add(attempt);
-            if (channel.connect(new InetSocketAddress(remote, config.tcpPort())))
+            if (channel.connect(new InetSocketAddress(remote, tcpConfig.tcpPort())))
             {
                 onConnectFinished(attempt, null);
             }
@@ -315,9 +317,9 @@ public final class TcpTransport implements Transport
         channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
         try
         {
-            channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int)config.keepAliveIdle().toSeconds());
-            channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, (int)config.keepAliveInterval().toSeconds());
-            channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, config.keepAliveCount());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int)tcpConfig.keepAliveIdle().toSeconds());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, (int)tcpConfig.keepAliveInterval().toSeconds());
+            channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, tcpConfig.keepAliveCount());
         }
         catch (final UnsupportedOperationException ex)
         {
@@ -340,7 +342,7 @@ public final class TcpTransport implements Transport
         }
         attempts.remove(attempt);
         final TcpPath path = new TcpPath(
-            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, config.tcpSendRingBytes());
+            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, tcpConfig.tcpSendRingBytes());
         path.attach(key != null ? key : attempt.channel.register(selector, SelectionKey.OP_READ));
         paths.add(path);
         attempt.connection.onConnected(path);
@@ -606,7 +608,7 @@ public final class TcpTransport implements Transport
             channel.configureBlocking(false);
             configure(channel);
             final TcpPath path = new TcpPath(
-                connection, channel, counters, sndbufFull, zeroCopyBytes, config.tcpSendRingBytes());
+                connection, channel, counters, sndbufFull, zeroCopyBytes, tcpConfig.tcpSendRingBytes());
             path.attach(channel.register(selector, SelectionKey.OP_READ));
             paths.add(path);
             attempts.removeIf(a -> a.connection == connection);

@@ -51,7 +51,8 @@ class ClusterTest
     {
         for (int node = 0; node < NODES; node++)
         {
-            final CoreStack stack = CoreStack.open(RdsStackConfig.builder().name("node" + node).tcpPort(TCP_PORT).build());
+            final CoreStack stack = CoreStack.open(RdsStackConfig.builder().name("node" + node)
+                .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).build());
             stacks.add(stack);
             for (int s = 0; s < SOCKETS_PER_NODE; s++)
             {

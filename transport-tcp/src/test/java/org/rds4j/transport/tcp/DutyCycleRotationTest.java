@@ -32,7 +32,7 @@ class DutyCycleRotationTest
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int ROUNDS = 6;
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
     @AfterEach
     void tearDown()

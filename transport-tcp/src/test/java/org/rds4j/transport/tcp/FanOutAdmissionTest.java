@@ -36,7 +36,7 @@ class FanOutAdmissionTest
     private static final int RDS_PORT = 7000;
     private static final int ADDRESSES = 64;
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
     @AfterEach
     void tearDown()

@@ -248,7 +248,7 @@ class HandshakeTest
         {
             stack = RdsStack.open(RdsStackConfig.builder()
                 .name("handshake")
-                .tcpPort(TCP_PORT)
+                .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
                 .connectTimeout(CONNECT_TIMEOUT)
                 .heartbeat(HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT)
                 .infoFile(false)

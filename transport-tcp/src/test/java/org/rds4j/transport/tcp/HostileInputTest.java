@@ -57,7 +57,7 @@ class HostileInputTest
         "conn_refused_limit",
     };
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private final List<AutoCloseable> resources = new ArrayList<>();
     private HonestTraffic traffic;
     private CoreStack victim;
@@ -305,7 +305,8 @@ class HostileInputTest
 
     private RdsStackConfig.Builder base()
     {
-        return RdsStackConfig.builder().tcpPort(TCP_PORT).infoFile(false).frameTimeout(FRAME_TIMEOUT);
+        return RdsStackConfig.builder().infoFile(false)
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).frameTimeout(FRAME_TIMEOUT).build());
     }
 
     /** Opens the honest sender (.200) and the victim (.201) of test {@code n}, with honest traffic flowing. */

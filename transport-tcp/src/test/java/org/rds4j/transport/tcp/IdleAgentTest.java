@@ -37,7 +37,7 @@ class IdleAgentTest
      */
     private static final double MAX_IDLE_CPU_SHARE = 0.05;
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
     @AfterEach
     void close()

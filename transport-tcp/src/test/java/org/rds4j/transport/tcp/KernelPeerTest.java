@@ -210,7 +210,8 @@ class KernelPeerTest
     void framesTcpAckedBeforeADropAreDelivered() throws Exception
     {
         final InetAddress stackAddress = address(6, 10);
-        stack = RdsStack.open(RdsStackConfig.builder().name("kernel-drain").tcpPort(TCP_PORT)
+        stack = RdsStack.open(RdsStackConfig.builder().name("kernel-drain")
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
             .threading(org.rds4j.Threading.INVOKER).infoFile(false).build());
         final RdsSocket socket = stack.openSocket();
         socket.bind(new InetSocketAddress(stackAddress, 5000));
@@ -305,7 +306,7 @@ class KernelPeerTest
         {
             stack = RdsStack.open(RdsStackConfig.builder()
                 .name("kernel-peer")
-                .tcpPort(TCP_PORT)
+                .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
                 .heartbeat(Duration.ofSeconds(30), Duration.ofSeconds(60))
                 .infoFile(false)
                 .build());

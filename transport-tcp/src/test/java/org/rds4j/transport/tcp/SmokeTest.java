@@ -18,7 +18,8 @@ class SmokeTest
     @Test
     void twoStacksExchangeOneMessage() throws Exception
     {
-        final RdsStackConfig config = RdsStackConfig.builder().tcpPort(27001).build();
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .transportConfig(TcpConfig.builder().tcpPort(27001).build()).build();
         try (RdsStack a = RdsStack.open(config.toBuilder().name("a").build());
              RdsStack b = RdsStack.open(config.toBuilder().name("b").build());
              RdsSocket sa = a.openSocket();

@@ -45,7 +45,8 @@ class SteadyStateAllocationTest
     @Test
     void aSteadyStreamAllocatesNothingPerMessage() throws Exception
     {
-        final RdsStackConfig config = RdsStackConfig.builder().tcpPort(TCP_PORT).build();
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).build();
         try (RdsStack a = RdsStack.open(config.toBuilder().name("alloc-a").build());
              RdsStack b = RdsStack.open(config.toBuilder().name("alloc-b").build()))
         {

@@ -24,7 +24,7 @@ class TcpBindRulesTest
 {
     private static final InetAddress SHARED_IP = ip("127.0.2.9");
 
-    private final TestStacks stacks = new TestStacks(27300);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(27300).build());
 
     @AfterEach
     void tearDown()

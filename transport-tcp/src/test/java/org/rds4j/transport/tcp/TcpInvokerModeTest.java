@@ -13,6 +13,6 @@ class TcpInvokerModeTest extends InvokerModeTest
     @Override
     protected StackFixture fixture()
     {
-        return new TestStacks(27800);
+        return new TestStacks(TcpConfig.builder().tcpPort(27800).build());
     }
 }

@@ -361,7 +361,8 @@ class TcpWireTest
     void ackRequiredDoesNotWaitForAckDelay() throws Exception
     {
         // with a one-minute ack delay, only ACK_REQUIRED can make the ack go within the test's deadline
-        stack = RdsStack.open(RdsStackConfig.builder().name("wire-slow-ack").tcpPort(TCP_PORT)
+        stack = RdsStack.open(RdsStackConfig.builder().name("wire-slow-ack")
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
             .ackDelay(Duration.ofMinutes(1)).build());
         final InetAddress stackAddress = address(19, 10);
         final InetAddress peerAddress = address(19, 5);
@@ -760,7 +761,8 @@ class TcpWireTest
     @Test
     void cancelWhileWritingDoesNotMarkTheNextMessageRetransmitted() throws Exception
     {
-        stack = RdsStack.open(RdsStackConfig.builder().name("wire-copy").tcpPort(TCP_PORT).tcpSendRingBytes(0).build());
+        stack = RdsStack.open(RdsStackConfig.builder().name("wire-copy")
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(0).build()).build());
         final InetAddress stackAddress = address(22, 10);
         final InetAddress peerAddress = address(22, 20);
         // a small receive window: the stack can push at most its own TCP send buffer plus a few KiB
@@ -809,7 +811,7 @@ class TcpWireTest
      * the first way). A mix of sizes around the boundary arrives in order with every byte.
      */
     @ParameterizedTest(name = "send ring {0} bytes")
-    @ValueSource(ints = {0, RdsStackConfig.DEFAULT_TCP_SEND_RING_BYTES})
+    @ValueSource(ints = {0, TcpConfig.DEFAULT_TCP_SEND_RING_BYTES})
     void framesOfMixedSizesArriveInOrderWithEveryByte(final int sendRingBytes) throws Exception
     {
         final int boundary = TcpPath.DIRECT_WRITE_BYTES - RdsHeader.LENGTH;
@@ -823,7 +825,7 @@ class TcpWireTest
      * every few frames) are written in part again and again, and every frame still arrives whole and in order.
      */
     @ParameterizedTest(name = "send ring {0} bytes")
-    @ValueSource(ints = {0, RdsStackConfig.DEFAULT_TCP_SEND_RING_BYTES})
+    @ValueSource(ints = {0, TcpConfig.DEFAULT_TCP_SEND_RING_BYTES})
     void stagedAndDirectFramesSurvivePartialWritesInOrder(final int sendRingBytes) throws Exception
     {
         // payloads from 100 B to twice the direct-write size, crossing it up and down every few messages
@@ -851,8 +853,8 @@ class TcpWireTest
         final int test, final int window, final int count, final IntUnaryOperator size, final int sendRingBytes)
         throws Exception
     {
-        stack = RdsStack.open(RdsStackConfig.builder().name("wire-ring-" + sendRingBytes).tcpPort(TCP_PORT)
-            .tcpSendRingBytes(sendRingBytes).build());
+        stack = RdsStack.open(RdsStackConfig.builder().name("wire-ring-" + sendRingBytes)
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(sendRingBytes).build()).build());
         final InetAddress peerAddress = address(test, 20);
         final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT, window));
         final RdsSocket socket = socket(address(test, 10), 5000);
@@ -885,7 +887,8 @@ class TcpWireTest
     {
         final InetAddress stackAddress = address(42, 10);
         final InetAddress peerAddress = address(42, 5);
-        final RdsStack invoker = track(RdsStack.open(RdsStackConfig.builder().name("wire-invoker").tcpPort(TCP_PORT)
+        final RdsStack invoker = track(RdsStack.open(RdsStackConfig.builder().name("wire-invoker")
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
             .threading(org.rds4j.Threading.INVOKER).build()));
         final RdsSocket socket = invoker.openSocket().bind(new InetSocketAddress(stackAddress, 5000));
         socket.configureBlocking(false);
@@ -1211,7 +1214,8 @@ class TcpWireTest
     {
         if (stack == null)
         {
-            stack = RdsStack.open(RdsStackConfig.builder().name("wire").tcpPort(TCP_PORT).build());
+            stack = RdsStack.open(RdsStackConfig.builder().name("wire")
+                .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).build());
         }
         return stack;
     }

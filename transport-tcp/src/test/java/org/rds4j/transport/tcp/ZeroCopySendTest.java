@@ -39,11 +39,11 @@ class ZeroCopySendTest
     private static final InetAddress B_IP = ip("127.0.50.2");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int SIZE = 1024;
-    private static final int RING = RdsStackConfig.MIN_TCP_SEND_RING_BYTES;
+    private static final int RING = TcpConfig.MIN_TCP_SEND_RING_BYTES;
     /** Messages per round: about 2 MiB, eight times the ring, and less than loopback TCP buffers hold unread. */
     private static final int PER_ROUND = 2_000;
 
-    private final TestStacks stacks = new TestStacks(TCP_PORT);
+    private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
     private long nextToSend;
     private long nextExpected;
@@ -66,7 +66,7 @@ class ZeroCopySendTest
     {
         return stacks.open(stacks.config(name).toBuilder()
             .threading(Threading.INVOKER)
-            .tcpSendRingBytes(sendRingBytes)
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(sendRingBytes).build())
             .sendBufferBytes(8 << 20)
             .receiveBufferBytes(8 << 20)
             .build());
@@ -188,7 +188,8 @@ class ZeroCopySendTest
     {
         final int n = 300; // 314 KiB of frames: more than the ring
         final RdsStack a = stacks.open(stacks.config("zc-a").toBuilder()
-            .tcpSendRingBytes(RING).sendBufferBytes(8 << 20).build());
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(RING).build())
+            .sendBufferBytes(8 << 20).build());
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100));
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
@@ -243,7 +244,7 @@ class ZeroCopySendTest
         final AgentGate gate = new AgentGate();
         final CoreStack a = stacks.openGated("zc-a", gate);
         final RdsStack b = stacks.open("zc-b");
-        assertEquals(RdsStackConfig.DEFAULT_TCP_SEND_RING_BYTES, a.config().tcpSendRingBytes());
+        assertEquals(TcpConfig.DEFAULT_TCP_SEND_RING_BYTES, TcpConfig.of(a.config()).tcpSendRingBytes());
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100)).configureBlocking(false);
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 101)).configureBlocking(false);
         // the ring is taken once a quarter of it (512 KiB) has been copied in large writes: 8 bursts
@@ -292,7 +293,7 @@ class ZeroCopySendTest
     @Test
     void ringSizesOutsideTheRangeAreRefused()
     {
-        final RdsStackConfig.Builder builder = RdsStackConfig.builder();
+        final TcpConfig.Builder builder = TcpConfig.builder();
         for (final int bytes : new int[] {-1, 1, RING - 1, (1 << 30) + 1, Integer.MAX_VALUE})
         {
             final IllegalArgumentException ex =

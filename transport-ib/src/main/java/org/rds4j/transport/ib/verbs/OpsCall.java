@@ -50,7 +50,10 @@ public abstract class OpsCall
         }
     }
 
-    /** The mechanism {@link #create} uses: {@code ffi} if libffi loads, else {@code jna}; forced by {@code -Drds4j.ib.opsCall}. */
+    /**
+     * The mechanism {@link #create} uses: {@code ffi} if libffi loads, else {@code jna}; forced by
+     * {@code -Drds4j.ib.opsCall}, a diagnostic switch of the verbs layer (per JVM), not a stack setting.
+     */
     public static String defaultMechanism()
     {
         final String forced = System.getProperty("rds4j.ib.opsCall");

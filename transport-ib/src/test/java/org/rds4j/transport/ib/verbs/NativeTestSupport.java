@@ -56,6 +56,7 @@ final class NativeTestSupport
         return out;
     }
 
+    /** @return whether {@code -Drds4j.ib.skipNativeTests=true} (a test switch, not a setting) skips the gcc tests. */
     static boolean skipped()
     {
         return Boolean.getBoolean("rds4j.ib.skipNativeTests");
