@@ -73,7 +73,10 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter connAttemptFailed;
     /** Connections dropped for a frame that failed validation. */
     public final AtomicCounter connBadFrame;
-    /** Transport connections refused (a duplicate, or from a node that must be connected to instead). */
+    /**
+     * Transport connections refused: no socket bound to the local address, a node that must be connected to
+     * instead, a newcomer the transport does not take while the pair is up (IB), the loser of a crossed connect.
+     */
     public final AtomicCounter connRefused;
     /** Messages allocated because the pool had none of the size free: grows at warm-up, flat in steady state. */
     public final AtomicCounter poolAlloc;

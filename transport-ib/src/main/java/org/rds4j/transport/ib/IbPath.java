@@ -22,7 +22,7 @@ import java.nio.ByteBuffer;
  * {@link SendRing} and a {@link ReceiveRing} of registered 4 KiB fragment buffers, credit state and a
  * reassembler.
  * <p>
- * Send: frames from {@link Connection#fillTransmit} are cut into {@link Fragments}, each copied into a send slot
+ * Send: frames from {@link ConnectionPath#fillTransmit} are cut into {@link Fragments}, each copied into a send slot
  * with its own header copy; a fragment needs a free slot and a send credit ({@link IbCredits#grab}); each
  * header advertises the receive buffers posted since the last one. A frame counts as transmitted once all its
  * fragments are posted (they are copied); when slots or credits run out part way, the frame's position shows
