@@ -434,7 +434,9 @@ public final class VerbsSmoke
         }
         System.out.printf("ping-pong: %d round trips of 4 KiB, %.0f us each; waits on the completion channel: client %d, server %d%n",
             PING_PONG_ROUNDS, (end - bulkEnd) / 1e3 / PING_PONG_ROUNDS, active.pingPongWaits, passive.pingPongWaits);
-        check(active.pingPongWaits >= PING_PONG_ROUNDS / 2 && passive.pingPongWaits >= PING_PONG_ROUNDS / 2,
+        // a spinning idle path waits 0 times; a blocking one about once a round, but a round whose reply is already
+        // in the CQ when polled waits not at all (one CI run on Soft-RoCE: client 64 of 200, server 200)
+        check(active.pingPongWaits >= PING_PONG_ROUNDS / 4 && passive.pingPongWaits >= PING_PONG_ROUNDS / 4,
             "the idle path did not block on the completion channel");
     }
 
