@@ -7,7 +7,7 @@
 #   usage: vm/kernel-interop-test.sh [--smoke | --checks NAME,...]   (builds samples/target/rds.jar if missing)
 # The default (full) run, 1-3 minutes: a kernel fact (kernel-seq0), streams both ways (3 x 3 sockets,
 # 2700 messages each way, 0 B to 1 MiB), the delivery rule, pings both ways, congestion both ways, a restart
-# of each side, connection resets during traffic (13500 messages each way) and rds4j's sequence-0 frames.
+# of each side, connection resets during traffic (27000 messages each way) and rds4j's sequence-0 frames.
 # --smoke (about 1 minute; CI runs the full suite): the same without the rds4j restart, the resets and the last check,
 # and 20 messages per socket pair. --checks runs only the named checks of kernel_peer.py (kernel_seq0,
 # streams, pings, congestion_j2k, congestion_k2j, restart_kernel, restart_rds4j, resets, no_seq0_frames).
