@@ -224,7 +224,11 @@ final class ConnPath implements ConnectionPath
         {
             return;
         }
-        if (!misbehaved)
+        if (misbehaved)
+        {
+            LOG.warn("{} dropped: {}", this, reason);
+        }
+        else
         {
             // a kernel peer counts what TCP acked as delivered: take in what arrived before the path goes
             path.drainReceived();
@@ -232,13 +236,6 @@ final class ConnPath implements ConnectionPath
             {
                 return; // what was drained dropped the path already
             }
-        }
-        if (misbehaved)
-        {
-            LOG.warn("{} dropped: {}", this, reason);
-        }
-        else
-        {
             LOG.info("{} down: {}", this, reason);
         }
         final TransportPath old = path;
