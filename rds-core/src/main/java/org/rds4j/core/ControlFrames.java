@@ -44,6 +44,8 @@ final class ControlFrames
     private boolean probeDue;
     /** A transport asked for an ack-only frame whatever the ack state (IB: to carry a credit update). */
     private boolean ackWanted;
+    /** The ack-only frame last given answers such a request: if it is not written, the request stands again. */
+    private boolean ackGivenForRequest;
 
     /** @param checksums the transport wants header checksums. */
     ControlFrames(final boolean checksums)
@@ -166,6 +168,7 @@ final class ControlFrames
      */
     ByteBuffer ack(final long ack)
     {
+        ackGivenForRequest = ackWanted;
         ackWanted = false;
         ackFilled = ack;
         RdsHeader.write(ackBuffer, 0, 0, ack, 0, 0, 0, 0, 0);
@@ -218,9 +221,9 @@ final class ControlFrames
     }
 
     /**
-     * A frame given after the one a write stopped in was not written at all: the probe is given again (giving it
-     * cleared its due flag); the others come again by themselves (the congestion map's version and the ack state
-     * did not move).
+     * A frame given after the one a write stopped in was not written at all: the probe, and an ack-only frame a
+     * transport asked for, are given again (giving them cleared their flags); the others come again by themselves
+     * (the congestion map's version and the ack state did not move).
      *
      * @param frame the frame not written.
      */
@@ -229,6 +232,10 @@ final class ControlFrames
         if (frame == probeFrame)
         {
             probeDue = true;
+        }
+        else if (frame == ackFrame && ackGivenForRequest)
+        {
+            ackWanted = true;
         }
     }
 

@@ -158,6 +158,23 @@ class ConnPathTest
     }
 
     @Test
+    void aRequestedAckFrameGivenBehindAWriteThatStoppedGoesAgain()
+    {
+        final FakeTransportPath wire = bringUp();
+        connection.local.congestionMap.set(9);
+        path.requestControlFrame();
+        wire.budget = 100;
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(), wire.frames(), "the congestion map stopped part way; the ack-only frame behind it not begun");
+        wire.budget = Integer.MAX_VALUE;
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(CONGESTION, ackOnly(0)), wire.frames());
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(), wire.frames(), "once");
+        assertCounters("cong_update_queued", 2, "send_ack_only", 1);
+    }
+
+    @Test
     void anAckWaitsOneCycleForAReplyOrTheAckDelay()
     {
         final FakeTransportPath wire = bringUp();

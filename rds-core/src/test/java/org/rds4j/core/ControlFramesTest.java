@@ -91,4 +91,17 @@ class ControlFramesTest
         assertEquals(ControlFrames.Kind.ACK, frames.inProgress(), "a control frame given is in progress");
         assertFalse(frames.ackFree());
     }
+
+    @Test
+    void aRequestedAckNotWrittenIsWantedAgainAndADueOneIsNot()
+    {
+        frames.requestAck();
+        frames.onNotWritten(frames.ack(3));
+        assertTrue(frames.ackWanted(), "a requested ack-only frame given behind a write that stopped goes again");
+        frames.ack(3);
+        frames.onAllWritten();
+        assertFalse(frames.ackWanted());
+        frames.onNotWritten(frames.ack(4));
+        assertFalse(frames.ackWanted(), "one given because the ack rules made it due comes again by those rules");
+    }
 }
