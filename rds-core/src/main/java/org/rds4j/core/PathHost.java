@@ -9,7 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
- * What a connection path needs of its stack ({@link StackAgent} implements it), so that a path can be driven
+ * What a connection path needs of its stack ({@link StackAgent} implements it; its methods are public only as an interface's must be, the class is not), so that a path can be driven
  * by a test with fake time and a fake transport. Agent thread only.
  */
 interface PathHost

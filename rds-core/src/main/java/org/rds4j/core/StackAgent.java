@@ -26,15 +26,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link Congestion}) to what it delivers and receives. Everything here runs on the agent thread unless a
  * method says otherwise.
  */
-final class StackAgent implements Agent, IdleBounds
+final class StackAgent implements Agent, IdleBounds, PathHost
 {
     private static final int MESSAGES_PER_SOCKET_PER_CYCLE = 256;
 
-    final RdsStackConfig config;
-    final StackCounters counters;
-    final MessagePool pool;
+    private final RdsStackConfig config;
+    private final StackCounters counters;
+    private final MessagePool pool;
     /** This stack's generation number, random and non-zero: a peer that sees it change knows we restarted. */
-    final int generation;
+    private final int generation;
 
     private final String roleName;
     private final MpscUnboundedArrayQueue<StackCommand> commands = new MpscUnboundedArrayQueue<>(256);
@@ -51,7 +51,6 @@ final class StackAgent implements Agent, IdleBounds
     private final Rotation connectionRotation = new Rotation();
     private final Rotation transportRotation = new Rotation();
     /** What the connections' paths see of this agent. */
-    private final PathHost pathHost = new AgentPathHost(this);
     private final MessagePassingQueue.Consumer<StackCommand> executeCommand = this::execute;
     private final NanoClock clock;
     private final EpochClock epochClock;
@@ -105,14 +104,40 @@ final class StackAgent implements Agent, IdleBounds
         return roleName;
     }
 
+    @Override
+    public StackCounters counters()
+    {
+        return counters;
+    }
+
+    @Override
+    public RdsStackConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public int generation()
+    {
+        return generation;
+    }
+
+    @Override
+    public MessagePool pool()
+    {
+        return pool;
+    }
+
     /** @return the stack's clock ({@link StackOptions#nanoClock()}) read at the start of this duty cycle. */
-    long nowNs()
+    @Override
+    public long nowNs()
     {
         return nowNs;
     }
 
     /** @return the number of the current duty cycle. */
-    long cycle()
+    @Override
+    public long cycle()
     {
         return cycle;
     }
@@ -318,7 +343,8 @@ final class StackAgent implements Agent, IdleBounds
     }
 
     /** Hands a received payload to a socket, marking its port congested when its receive buffer overflows. */
-    void deliver(
+    @Override
+    public void deliver(
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
         final int length)
     {
@@ -336,7 +362,8 @@ final class StackAgent implements Agent, IdleBounds
      * order, so a sender admitted by the freed bytes finds the message back in the pool and a socket never
      * needs more messages than its send buffer admits.
      */
-    void releaseSent(final Message message)
+    @Override
+    public void releaseSent(final Message message)
     {
         final RdsSocketImpl socket = message.socket;
         final int length = message.payloadLength;
@@ -345,7 +372,8 @@ final class StackAgent implements Agent, IdleBounds
     }
 
     /** Frees a message's bytes from its socket's send buffer (the message stays where it is). */
-    void releaseBytes(final Message message)
+    @Override
+    public void releaseBytes(final Message message)
     {
         releaseBytes(message.socket, message.payloadLength);
     }
@@ -359,7 +387,8 @@ final class StackAgent implements Agent, IdleBounds
         }
     }
 
-    void releaseMessage(final Message message)
+    @Override
+    public void releaseMessage(final Message message)
     {
         pool.release(message);
     }
@@ -378,7 +407,7 @@ final class StackAgent implements Agent, IdleBounds
         if (connection == null)
         {
             final CongestionMap peerMap = congestionMaps.computeIfAbsent(remote, address -> new CongestionMap());
-            connection = new Connection(pathHost, endpoint, remote, transport, peerMap);
+            connection = new Connection(this, endpoint, remote, transport, peerMap);
             connectionsByKey.put(key, connection);
             connections.add(connection);
             endpoint.connections.add(connection);
@@ -400,17 +429,20 @@ final class StackAgent implements Agent, IdleBounds
     }
 
     /** @return true if {@code transport} is the stack's loopback transport. */
-    boolean isLoopback(final Transport transport)
+    @Override
+    public boolean isLoopback(final Transport transport)
     {
         return transport == loopback;
     }
 
-    void onPeerUp(final Connection connection)
+    @Override
+    public void onPeerUp(final Connection connection)
     {
         notifySockets(connection, Notification.Kind.PEER_UP);
     }
 
-    void onPeerDown(final Connection connection)
+    @Override
+    public void onPeerDown(final Connection connection)
     {
         notifySockets(connection, Notification.Kind.PEER_DOWN);
     }
@@ -451,7 +483,8 @@ final class StackAgent implements Agent, IdleBounds
     // ---------------------------------------------------------------- congestion
 
     /** A peer sent its congestion map: store it, notify monitors of freed ports, wake blocked senders. */
-    void onPeerCongestionMap(
+    @Override
+    public void onPeerCongestionMap(
         final InetAddress peer, final CongestionMap peerMap, final DirectBuffer buffer, final int offset)
     {
         congestion.onPeerMap(peer, peerMap, buffer, offset);

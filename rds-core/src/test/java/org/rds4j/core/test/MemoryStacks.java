@@ -5,18 +5,14 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.StackOptions;
 
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The stacks a test opens on one {@link MemoryNetwork}, without info files, closed together (newest first) by
  * {@link #close()}. Tests only.
  */
-public final class MemoryStacks implements StackFixture
+public final class MemoryStacks extends StackFixture
 {
     private final MemoryNetwork network;
-    private final List<RdsStack> stacks = new ArrayList<>();
-    private final List<AgentGate> gates = new ArrayList<>();
 
     /** Stacks on a new network that delivers every frame. */
     public MemoryStacks()
@@ -61,30 +57,12 @@ public final class MemoryStacks implements StackFixture
      */
     public CoreStack open(final RdsStackConfig config, final StackOptions options)
     {
-        final CoreStack stack = CoreStack.open(config, options);
-        stacks.add(stack);
-        return stack;
+        return track(CoreStack.open(config, options));
     }
 
     @Override
     public CoreStack openGated(final String name, final AgentGate gate)
     {
-        gates.add(gate);
-        return open(config(name), network.options().idleStrategy(gate));
-    }
-
-    @Override
-    public void close()
-    {
-        for (final AgentGate gate : gates)
-        {
-            gate.hold = false;
-        }
-        gates.clear();
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
-        stacks.clear();
+        return open(config(name), network.options().idleStrategy(trackGate(gate)));
     }
 }

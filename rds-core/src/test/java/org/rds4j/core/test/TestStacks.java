@@ -5,19 +5,15 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.TransportConfig;
 import org.rds4j.core.CoreStack;
 
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The stacks a test opens with the transports {@code META-INF/services} registers, all with one transport config
  * (such as a TCP port), closed together (newest first) by {@link #close()}, which a test calls after each test
  * method. Tests only.
  */
-public final class TestStacks implements StackFixture
+public final class TestStacks extends StackFixture
 {
     private final TransportConfig transportConfig;
-    private final List<RdsStack> stacks = new ArrayList<>();
-    private final List<AgentGate> gates = new ArrayList<>();
 
     /** @param transportConfig the transport config (a TCP port) of every stack opened by name. */
     public TestStacks(final TransportConfig transportConfig)
@@ -33,16 +29,6 @@ public final class TestStacks implements StackFixture
     public RdsStackConfig config(final String name)
     {
         return RdsStackConfig.builder().name(name).transportConfig(transportConfig).build();
-    }
-
-    /**
-     * @param name the stack's name.
-     * @return a running stack with this fixture's transport config, closed by {@link #close()}.
-     */
-    @Override
-    public RdsStack open(final String name)
-    {
-        return open(config(name));
     }
 
     /**
@@ -63,28 +49,6 @@ public final class TestStacks implements StackFixture
     @Override
     public CoreStack openGated(final String name, final AgentGate gate)
     {
-        gates.add(gate);
-        return track(CoreStack.open(config(name), gate));
-    }
-
-    private <T extends RdsStack> T track(final T stack)
-    {
-        stacks.add(stack);
-        return stack;
-    }
-
-    @Override
-    public void close()
-    {
-        for (final AgentGate gate : gates)
-        {
-            gate.hold = false;
-        }
-        gates.clear();
-        for (int i = stacks.size() - 1; i >= 0; i--)
-        {
-            stacks.get(i).close();
-        }
-        stacks.clear();
+        return track(CoreStack.open(config(name), trackGate(gate)));
     }
 }
