@@ -186,7 +186,7 @@ class PeerKillTest
             }
         }, "blocked-sender");
         sender.start();
-        Await.until(Duration.ofSeconds(10), () -> sender.getState() == Thread.State.WAITING, () -> "sender parked: " + sender.getState());
+        Await.until(Duration.ofSeconds(10), () -> Await.blockedIn(sender, "sendBlocking"), () -> "sender parked: " + sender.getState());
         assertEquals(Integer.MIN_VALUE, blockedResult.get());
         final long cancelledBefore = stack.counters().get("send_cancelled");
         assertEquals(FILL, socket.cancelSentTo(VICTIM_7000));

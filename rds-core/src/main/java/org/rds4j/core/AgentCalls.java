@@ -1,19 +1,18 @@
 package org.rds4j.core;
 
+import org.jctools.queues.MessagePassingQueue;
 import org.rds4j.RdsResult;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
- * How application threads wait for a stack's agent: a function run on the agent with its result awaited
- * ({@link #call}), and the waits of blocking socket calls ({@link #await}). In AGENT mode they park until the
- * agent unparks them; in INVOKER mode they run the agent's duty cycles themselves through the
- * {@link Invoker}, or park briefly while another thread runs them.
+ * How application threads wait for the stack: a function run on the agent with its result awaited
+ * ({@link #call}), and the waits of blocking socket calls ({@link #await}). In both threading modes a thread
+ * that waits drives the stack through the {@link Invoker}: it runs duty cycles itself, or parks briefly while
+ * another thread runs them; in AGENT mode the agent thread steps aside meanwhile.
  * <p>
  * Timeouts here are the application's, on {@link System#nanoTime()}: a blocking call's timeout is measured on
  * the caller's clock, not on the stack's {@link StackOptions#nanoClock()}, which a test may hold still.
@@ -21,47 +20,50 @@ import java.util.function.Function;
 final class AgentCalls
 {
     private final CoreStack stack;
-    /** INVOKER mode: runs the duty cycle on application threads; null in AGENT mode. */
     private final Invoker invoker;
-    /** AGENT mode: the agent's thread; null in INVOKER mode. */
-    private final Thread agentThread;
 
-    AgentCalls(final CoreStack stack, final Invoker invoker, final Thread agentThread)
+    AgentCalls(final CoreStack stack, final Invoker invoker)
     {
         this.stack = stack;
         this.invoker = invoker;
-        this.agentThread = agentThread;
     }
 
     /**
-     * A blocking send has queued its message: in INVOKER mode, runs one duty cycle if no other thread is
-     * running one, so that the message goes out now (a blocking application need not call
-     * {@link CoreStack#invoke()}); nothing in AGENT mode, where the send has woken the agent.
+     * A blocking send has queued its message: runs one duty cycle on the calling thread if no other thread is
+     * running one, so that the message goes out now without waking another thread. In AGENT mode only if it is
+     * the only message in its socket's send buffer (nothing of the socket's queued or unacked: a request, a
+     * reply); otherwise the socket is streaming and its messages are left to the agent, which writes them in
+     * batches, as TCP's Nagle algorithm holds back small segments while earlier ones are unacknowledged. In
+     * INVOKER mode there is no agent to leave them to. When no cycle ran, the thread that drives the stack is
+     * woken.
+     *
+     * @param outbound the sending socket's queue: a message a busy sender's cycle left in it needs the agent.
+     * @param alone    the message is the only one in the socket's send buffer.
      */
-    void afterBlockingSend()
+    void afterBlockingSend(final MessagePassingQueue<Message> outbound, final boolean alone)
     {
-        if (invoker != null)
+        if ((invoker.hasAgentThread() && !alone) || !invoker.tryInvoke() || !outbound.isEmpty())
         {
-            invoker.invoke();
+            stack.wakeAgent();
         }
     }
 
-    /**
-     * A blocking call's wait has ended: in INVOKER mode, wakes threads waiting to run the duty cycle, since
-     * this thread may have been running it for them.
-     */
+    /** A blocking call is about to wait: see {@link Invoker#beginCall()}. */
+    void beginWait()
+    {
+        invoker.beginCall();
+    }
+
+    /** A blocking call's wait has ended: see {@link Invoker#endCall()}. */
     void endWait()
     {
-        if (invoker != null)
-        {
-            invoker.leave();
-        }
+        invoker.endCall();
     }
 
     /**
-     * Application threads, in place of parking in a blocking call: in AGENT mode parks until unparked (by the
-     * agent) or the deadline; in INVOKER mode runs a duty cycle, or parks briefly while another thread runs
-     * one (see {@link Invoker#await}).
+     * One step of a blocking call's wait, between {@link #beginWait()} and {@link #endWait()}: runs a duty cycle
+     * (idling after it if it found nothing), or parks briefly while another thread runs one (see
+     * {@link Invoker#await}).
      *
      * @param timeoutNs  the call's timeout, 0 for none.
      * @param deadlineNs when it expires (with a timeout), on {@link System#nanoTime()}.
@@ -69,37 +71,17 @@ final class AgentCalls
      */
     int await(final long timeoutNs, final long deadlineNs)
     {
-        if (invoker != null)
-        {
-            return invoker.await(timeoutNs, deadlineNs);
-        }
-        if (Thread.currentThread().isInterrupted())
-        {
-            return RdsResult.EINTR;
-        }
-        if (timeoutNs == 0)
-        {
-            LockSupport.park();
-            return 0;
-        }
-        final long remainingNs = deadlineNs - System.nanoTime();
-        if (remainingNs <= 0)
-        {
-            return RdsResult.ETIMEDOUT;
-        }
-        LockSupport.parkNanos(remainingNs);
-        return 0;
+        return invoker.await(timeoutNs, deadlineNs);
     }
 
     /**
-     * Runs a function on the agent and waits for its result. In INVOKER mode the calling thread runs duty
-     * cycles until the function has run (or parks briefly while another thread runs them), so the call needs
-     * nobody else to drive the stack.
+     * Runs a function on the agent and waits for its result, driving the stack meanwhile as a blocking call
+     * does (or parking briefly while another thread drives it), so the call needs nobody else to run it.
      */
     <T> T call(final Function<StackAgent, T> function)
     {
         final CompletableFuture<T> result = new CompletableFuture<>();
-        final Thread caller = invoker == null ? null : Thread.currentThread();
+        final Thread caller = Thread.currentThread();
         stack.send(stackAgent ->
         {
             try
@@ -110,44 +92,15 @@ final class AgentCalls
             {
                 result.completeExceptionally(ex);
             }
-            if (caller != null)
-            {
-                // a caller parked as a follower while another thread ran this: end its park now
-                LockSupport.unpark(caller);
-            }
+            // a caller parked as a follower while another thread ran this: end its park now
+            LockSupport.unpark(caller);
         });
-        return invoker == null ? awaitAgent(result) : awaitInvoked(result);
-    }
-
-    private <T> T awaitAgent(final CompletableFuture<T> result)
-    {
-        while (true)
-        {
-            try
-            {
-                return result.get(100, TimeUnit.MILLISECONDS);
-            }
-            catch (final TimeoutException ex)
-            {
-                if (stack.isClosed() && !agentThread.isAlive())
-                {
-                    throw new IllegalStateException("stack " + stack.config().name() + " is closed");
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the stack's agent", ex);
-            }
-            catch (final ExecutionException ex)
-            {
-                throw (RuntimeException)ex.getCause();
-            }
-        }
+        return awaitInvoked(result);
     }
 
     private <T> T awaitInvoked(final CompletableFuture<T> result)
     {
+        invoker.beginCall();
         try
         {
             while (!result.isDone())
@@ -169,7 +122,7 @@ final class AgentCalls
         }
         finally
         {
-            invoker.leave();
+            invoker.endCall();
         }
         try
         {

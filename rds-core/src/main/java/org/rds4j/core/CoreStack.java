@@ -1,7 +1,6 @@
 package org.rds4j.core;
 
 import org.agrona.ErrorHandler;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
@@ -35,15 +34,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * transport, local endpoints with
  * their congestion maps, counters, and one {@link StackAgent} with the configured idle strategy.
  * <p>
- * Threads: with {@link Threading#AGENT} the agent runs on its own thread ({@code rds4j-agent-<name>}) and
- * does all connection and transport work; application threads send and receive through per-socket queues
- * and send control commands through one command queue. With {@link Threading#INVOKER} there is no agent
- * thread: an {@link Invoker} runs the same agent's duty cycle on application threads, through
- * {@link #invoke()} and in every call that waits; the queues stay the same.
+ * Threads: an {@link Invoker} runs the agent's duty cycle on application threads, in every call that waits
+ * and after a blocking send, and with {@link Threading#INVOKER} through {@link #invoke()}. With
+ * {@link Threading#AGENT} the stack also has its own thread ({@code rds4j-agent-<name>}), which drives the
+ * stack whenever no application thread is waiting in a call. Application threads send and receive through
+ * per-socket queues and send control commands through one command queue, whoever runs the duty cycle.
  */
 public final class CoreStack implements RdsStack
 {
     private static final Logger LOG = LoggerFactory.getLogger(CoreStack.class);
+    /** How long close waits for the agent thread to leave its loop, which it does at its next check. */
+    private static final long AGENT_JOIN_MS = 10_000;
 
     private final RdsStackConfig config;
     /** The info file {@code rds info} reads, holding the counters; null when disabled or not creatable. */
@@ -56,10 +57,9 @@ public final class CoreStack implements RdsStack
     private final List<Transport> transports;
     private final StackAgent agent;
     private final WakeSignal wakeSignal;
-    /** AGENT mode: the runner and its thread; null in INVOKER mode. */
-    private final AgentRunner runner;
+    /** AGENT mode: the thread that drives the stack while no application thread does; null in INVOKER mode. */
     private final Thread agentThread;
-    /** INVOKER mode: runs the duty cycle on application threads; null in AGENT mode. */
+    /** Runs the duty cycle on whichever thread drives the stack. */
     private final Invoker invoker;
     private final AgentCalls calls;
     private volatile boolean closed;
@@ -98,25 +98,19 @@ public final class CoreStack implements RdsStack
             wakeSignal.idleBounds(agent);
         }
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error in the agent's duty cycle", config.name(), throwable);
+        this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler, config.threading() == Threading.AGENT);
         if (config.threading() == Threading.INVOKER)
         {
-            this.runner = null;
             this.agentThread = null;
-            this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler);
         }
         else
         {
-            this.invoker = null;
-            this.runner = new AgentRunner(idle, errorHandler, null, agent);
-            this.agentThread = AgentRunner.startOnThread(runner, runnable ->
-            {
-                final Thread thread = new Thread(runnable, agent.roleName());
-                thread.setDaemon(true);
-                wakeSignal.agentThread(thread);
-                return thread;
-            });
+            this.agentThread = new Thread(invoker::runAgent, agent.roleName());
+            agentThread.setDaemon(true);
+            wakeSignal.agentThread(agentThread);
+            agentThread.start();
         }
-        this.calls = new AgentCalls(this, invoker, agentThread);
+        this.calls = new AgentCalls(this, invoker);
         LOG.debug("{} started ({}) with transports {}", config.name(), config.threading(),
             transports.stream().map(Transport::name).toList());
     }
@@ -183,7 +177,7 @@ public final class CoreStack implements RdsStack
     @Override
     public int invoke()
     {
-        if (invoker == null)
+        if (agentThread != null)
         {
             throw new IllegalStateException("stack " + config.name() + " runs its own agent thread (Threading.AGENT): " +
                 "invoke() needs a stack opened with RdsStackConfig.builder().threading(Threading.INVOKER)");
@@ -313,10 +307,14 @@ public final class CoreStack implements RdsStack
         wakeAgent();
     }
 
-    /** Any thread: unparks the agent if it is parked, so that it sees new work at once. */
+    /**
+     * Any thread: work was handed to the stack. Wakes the thread leading the duty cycle if it is parked, so that
+     * it sees the work at once, and in AGENT mode an agent thread that stands aside while no one leads.
+     */
     void wakeAgent()
     {
         wakeSignal.wake();
+        invoker.handOver();
     }
 
     void onSocketClosed(final RdsSocketImpl socket)
@@ -338,20 +336,33 @@ public final class CoreStack implements RdsStack
         }
         agent.beginClose();
         wakeSignal.wake();
-        if (invoker != null)
+        // the agent's onClose on this thread, after a duty cycle another thread may be running
+        invoker.close();
+        if (agentThread != null && agentThread != Thread.currentThread())
         {
-            // the agent's onClose on this thread, after a duty cycle another thread may be running
-            invoker.close();
-        }
-        else
-        {
-            runner.close();
+            joinAgentThread();
         }
         if (infoFile != null)
         {
             infoFile.close();
         }
         LOG.debug("{} closed", config.name());
+    }
+
+    private void joinAgentThread()
+    {
+        try
+        {
+            agentThread.join(AGENT_JOIN_MS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        if (agentThread.isAlive())
+        {
+            LOG.warn("{}: the agent thread had not stopped {} ms after close", config.name(), AGENT_JOIN_MS);
+        }
     }
 
     @Override

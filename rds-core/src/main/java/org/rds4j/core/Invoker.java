@@ -7,12 +7,17 @@ import org.rds4j.RdsResult;
 import org.rds4j.core.spi.Transport;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Runs a stack's agent on application threads ({@link org.rds4j.Threading#INVOKER}), as agrona's
- * {@code AgentInvoker} does, plus what agrona leaves to the caller: waiting threads drive the stack.
+ * Runs a stack's agent duty cycle on whichever thread should run it, as agrona's {@code AgentInvoker} does,
+ * plus what agrona leaves to the caller: waiting threads drive the stack. In {@link org.rds4j.Threading#INVOKER}
+ * mode only application threads do; in AGENT mode the stack's agent thread also does, whenever no application
+ * thread is waiting in a call ({@link #runAgent}, with the policy of {@link AgentTurns}).
  * <p>
  * One duty cycle runs at a time, under a lock that is only ever tried, never waited for (except by
  * {@link #close()}). The thread holding it is the leader: it runs a duty cycle and, if the cycle did no work,
@@ -20,28 +25,56 @@ import java.util.concurrent.locks.ReentrantLock;
  * backoff waits in the TCP selector, which only one thread can use at a time, and which application threads
  * handing the stack work wake through the {@link WakeSignal}). A waiting thread that finds another leading
  * is a follower: it parks until woken by what it waits for (its socket's waiters, a command's completion),
- * by a leader whose wait has ended ({@link #leave()}), or for at most {@link #FOLLOWER_PARK_NS}, and then
- * tries again. Followers are not woken between a leader's duty cycles: the leader's cycles are what they
- * wait for, and waking them on every cycle would cost a system call per cycle. The agent's data
- * structures, queues and wake-ups stay as in agent mode: only who runs the duty cycle changes.
+ * by a leader whose wait has ended ({@link #endCall()}), by the agent thread stepping aside, or for at most
+ * {@link #FOLLOWER_PARK_NS}, and then tries again. Followers are not woken between a leader's duty cycles: the
+ * leader's cycles are what they wait for, and waking them on every cycle would cost a system call per cycle.
+ * The agent's data structures, queues and wake-ups are the same whoever runs the duty cycle.
  */
 final class Invoker
 {
     /** Longest a follower parks before it tries to lead again. */
     static final long FOLLOWER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** AGENT mode: how long the agent thread stands by after an application thread's blocking call ended. */
+    static final long STAND_BY_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final int AGENT_LEADING = 0;
+    private static final int AGENT_STANDING_BY = 1;
+    private static final int AGENT_DORMANT = 2;
 
     private final Agent agent;
     private final IdleStrategy idle;
     private final WakeSignal signal;
     private final ErrorHandler errorHandler;
+    private final boolean agentMode;
     private final ReentrantLock lock = new ReentrantLock();
     /** Threads waiting to lead: unparked when a waiting thread's wait ends, and on close. */
     private final Waiters followers = new Waiters();
     /** Written under the lock; read under it too, and racily by {@link #isClosed()}. */
     private volatile boolean closed;
 
-    Invoker(final Agent agent, final IdleStrategy idle, final WakeSignal signal, final ErrorHandler errorHandler)
+    // Application threads write, the agent thread reads (AGENT mode).
+    /** Application threads now in a blocking call that had to wait. */
+    private final AtomicInteger waitingCalls = new AtomicInteger();
+    /** Blocking calls that had to wait and have ended. */
+    private final AtomicLong endedCalls = new AtomicLong();
+    /** Work was handed to the stack while the agent thread stood by or slept; set once per wake-up. */
+    private final AtomicBoolean handedOver = new AtomicBoolean();
+
+    // The agent thread writes (AGENT mode), application threads read.
+    /** The stack's agent thread; null in INVOKER mode. */
+    private volatile Thread agentThread;
+    /** What the agent thread is doing: {@link #AGENT_LEADING}, {@link #AGENT_STANDING_BY}, {@link #AGENT_DORMANT}. */
+    private volatile int agentState = AGENT_LEADING;
+
+    /**
+     * @param agentMode the stack has an agent thread ({@link #runAgent}), so followers need not come back to
+     *                  lead on their own: they park until woken.
+     */
+    Invoker(
+        final Agent agent, final IdleStrategy idle, final WakeSignal signal, final ErrorHandler errorHandler,
+        final boolean agentMode)
     {
+        this.agentMode = agentMode;
         this.agent = agent;
         this.idle = idle;
         this.signal = signal;
@@ -78,10 +111,136 @@ final class Invoker
         }
     }
 
+    /** @return true if the stack has an agent thread (AGENT mode). */
+    boolean hasAgentThread()
+    {
+        return agentMode;
+    }
+
     /**
-     * One step of a wait in INVOKER mode, in place of parking: leads one duty cycle (idling after it if it did
-     * no work) or, if another thread leads, parks briefly as a follower. The caller re-checks its condition
-     * after each step.
+     * A blocking send has queued its message: runs one duty cycle on the calling thread if no other thread is
+     * running one (as the kernel's {@code rds_sendmsg} transmits in the caller), so the message is written now.
+     *
+     * @return true if a duty cycle ran; false if another thread holds it (and will need waking).
+     */
+    boolean tryInvoke()
+    {
+        if (!lock.tryLock())
+        {
+            return false;
+        }
+        try
+        {
+            if (closed || lock.getHoldCount() > 1)
+            {
+                return false;
+            }
+            doWork();
+            return true;
+        }
+        finally
+        {
+            release();
+            // a waiting thread that found this cycle running parked as a follower: one of them leads now
+            followers.wakeOne();
+        }
+    }
+
+    /**
+     * A blocking call must wait: from now until {@link #endCall()} its thread drives the stack (leading) or
+     * waits for the thread that does. In AGENT mode an agent thread idling as leader is woken, so that it
+     * steps aside for this thread.
+     */
+    void beginCall()
+    {
+        waitingCalls.incrementAndGet();
+        if (agentState == AGENT_LEADING && agentThread != null)
+        {
+            signal.wake();
+        }
+    }
+
+    /**
+     * A blocking call's wait has ended (its call returns): if it was leading, a follower must take over now
+     * rather than after its park times out, so one is woken (the next leader; the others keep waiting for what
+     * they wait for, which the leader's cycles wake them for); if it was the last, a dormant agent thread
+     * resumes. A few volatile reads when nobody follows.
+     */
+    void endCall()
+    {
+        endedCalls.incrementAndGet();
+        if (waitingCalls.decrementAndGet() == 0 && agentState == AGENT_DORMANT)
+        {
+            LockSupport.unpark(agentThread);
+        }
+        followers.wakeOne();
+    }
+
+    /**
+     * Any thread has handed the stack work (a message, a command) and woken the leader through the
+     * {@link WakeSignal}: an agent thread standing by or asleep takes over at once if no application thread
+     * is waiting. Once per wake-up of the agent thread however many hand-offs.
+     */
+    void handOver()
+    {
+        final Thread thread = agentThread;
+        if (thread != null && agentState != AGENT_LEADING && handedOver.compareAndSet(false, true))
+        {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * AGENT mode: the agent thread's loop, until {@link #close()}: leads while no application thread waits in
+     * a call, stands by or sleeps while one does (see {@link AgentTurns}).
+     */
+    void runAgent()
+    {
+        final Thread me = Thread.currentThread();
+        agentThread = me;
+        final AgentTurns turns = new AgentTurns();
+        while (!closed)
+        {
+            switch (turns.next(waitingCalls.get(), endedCalls.get(), handedOver.getAndSet(false)))
+            {
+                case LEAD:
+                    agentState = AGENT_LEADING;
+                    if (waitingCalls.get() == 0 && !lead(me, Transport.NO_DEADLINE))
+                    {
+                        // an application thread runs a cycle after its send: it is short
+                        LockSupport.parkNanos(this, STAND_BY_NS);
+                    }
+                    break;
+                case STAND_BY:
+                    stepAside(AGENT_STANDING_BY);
+                    LockSupport.parkNanos(this, STAND_BY_NS);
+                    break;
+                default:
+                    stepAside(AGENT_DORMANT);
+                    // a call that ended after the count was read saw DORMANT, or is seen here
+                    if (waitingCalls.get() > 0 && !handedOver.get())
+                    {
+                        LockSupport.park(this);
+                    }
+                    break;
+            }
+        }
+    }
+
+    private void stepAside(final int state)
+    {
+        final boolean wasLeading = agentState == AGENT_LEADING;
+        agentState = state;
+        if (wasLeading)
+        {
+            // a waiting thread parked as a follower while this thread led: it leads from now on
+            followers.wakeOne();
+        }
+    }
+
+    /**
+     * One step of a wait, in place of parking: leads one duty cycle (idling after it if it did no work) or, if
+     * another thread leads, parks briefly as a follower. The caller re-checks its condition after each step.
      *
      * @param timeoutNs  the wait's timeout, 0 for none.
      * @param deadlineNs when it expires (with a timeout).
@@ -95,7 +254,9 @@ final class Invoker
         {
             return RdsResult.EINTR;
         }
-        long parkNs = FOLLOWER_PARK_NS;
+        // with an agent thread there is always a leader to wake a follower (see endCall, tryInvoke, stepAside);
+        // without one, a follower must come back to lead if the leader's call ends without a follower to wake
+        long parkNs = agentMode ? Long.MAX_VALUE : FOLLOWER_PARK_NS;
         if (timeoutNs != 0)
         {
             // the caller's timeout is the application's, on System.nanoTime, not on the stack's clock
@@ -117,7 +278,14 @@ final class Invoker
             // the leader may have let go between the try above and registering: try once more
             if (!lead(me, callerDeadlineNs))
             {
-                LockSupport.parkNanos(this, parkNs);
+                if (parkNs == Long.MAX_VALUE)
+                {
+                    LockSupport.park(this);
+                }
+                else
+                {
+                    LockSupport.parkNanos(this, parkNs);
+                }
             }
         }
         finally
@@ -187,15 +355,6 @@ final class Invoker
     }
 
     /**
-     * A thread's wait has ended (its call returns): if it was leading, a follower must take over now rather
-     * than after its park times out. A few volatile reads when nobody follows.
-     */
-    void leave()
-    {
-        followers.wakeAll();
-    }
-
-    /**
      * Waits for a duty cycle in progress on another thread (waking a leader that idles), then runs the
      * agent's {@code onClose} on the calling thread. Afterwards no duty cycle runs. Idempotent.
      */
@@ -224,6 +383,7 @@ final class Invoker
             release();
             // waiting threads find their sockets closed, or that no duty cycle will run again
             followers.wakeAll();
+            LockSupport.unpark(agentThread);
         }
     }
 

@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * options ({@link SocketOptions}), the receive side ({@link ReceiveQueue}), the send side of congestion
  * ({@link Congestion.Sender}) and the agent's own state ({@link SocketAgentState}).
  * <p>
- * A call that waits registers in {@link Waiters} and calls {@link AgentCalls#await}: in AGENT mode that parks
- * until the agent wakes it; in INVOKER mode it runs the agent's duty cycle on the waiting thread (or parks
- * briefly while another thread runs it). Non-blocking calls never run a duty cycle in either mode.
+ * A call that waits registers in {@link Waiters} and calls {@link AgentCalls#await}, which runs the agent's duty
+ * cycle on the waiting thread (or parks briefly while another thread runs it), in both threading modes. A
+ * blocking send that queues at once runs one duty cycle if no other thread is running one. Non-blocking calls
+ * never run a duty cycle.
  */
 final class RdsSocketImpl implements RdsSocket, Congestion.Member
 {
@@ -167,7 +168,11 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         {
             if (blocking)
             {
-                stack.calls().afterBlockingSend();
+                stack.calls().afterBlockingSend(outbound, sendQueued.get() == result);
+            }
+            else
+            {
+                stack.wakeAgent();
             }
             return result;
         }
@@ -189,6 +194,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         final long timeoutNs = options.sendTimeoutNs();
         final long deadlineNs = System.nanoTime() + timeoutNs;
         sendWaiters.add(me);
+        stack.calls().beginWait();
         try
         {
             while (true)
@@ -197,7 +203,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
                 final int result = trySend(src, destination, length, sport);
                 if (result >= 0)
                 {
-                    stack.calls().afterBlockingSend();
+                    stack.calls().afterBlockingSend(outbound, sendQueued.get() == result);
                     return result;
                 }
                 if (result == RdsResult.EMSGSIZE)
@@ -259,7 +265,6 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             return RdsResult.EAGAIN;
         }
         src.position(src.limit());
-        stack.wakeAgent();
         return length;
     }
 
@@ -309,6 +314,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         final long timeoutNs = options.receiveTimeoutNs();
         final long deadlineNs = System.nanoTime() + timeoutNs;
         received.waiters.add(me);
+        stack.calls().beginWait();
         try
         {
             while (true)

@@ -63,4 +63,23 @@ final class Waiters
             }
         }
     }
+
+    /** Unparks one registered thread, if any: the next leader of a duty cycle, not all who wait for it. */
+    void wakeOne()
+    {
+        for (int i = 0; i < SLOTS; i++)
+        {
+            final Thread thread = slots.get(i);
+            if (thread != null)
+            {
+                LockSupport.unpark(thread);
+                return;
+            }
+        }
+        for (final Thread thread : overflow)
+        {
+            LockSupport.unpark(thread);
+            return;
+        }
+    }
 }

@@ -135,7 +135,7 @@ class CancelSentToTest
             }
         }, "blocked-sender");
         sender.start();
-        Await.until(WAIT, () -> sender.getState() == Thread.State.WAITING, () -> "sender parked: " + sender.getState());
+        Await.until(WAIT, () -> Await.blockedIn(sender, "sendBlocking"), () -> "sender parked: " + sender.getState());
 
         assertEquals(10, s.cancelSentTo(DEAD_7000));
         sender.join(WAIT.toMillis());
@@ -250,7 +250,7 @@ class CancelSentToTest
         }, "canceller");
         canceller.start();
         // cancelSentTo has queued its command and waits for the agent's answer
-        Await.until(WAIT, () -> canceller.getState() == Thread.State.TIMED_WAITING, () -> "canceller waiting");
+        Await.until(WAIT, () -> Await.blockedIn(canceller, "cancelSentTo"), () -> "canceller waiting");
         gate.hold = false;
         canceller.join(WAIT.toMillis());
 

@@ -298,7 +298,7 @@ class LoopbackTest
             }
         }, "canceller");
         canceller.start();
-        Await.until(WAIT, () -> canceller.getState() == Thread.State.TIMED_WAITING, () -> "canceller waiting");
+        Await.until(WAIT, () -> Await.blockedIn(canceller, "cancelSentTo"), () -> "canceller waiting");
         gate.hold = false;
         canceller.join(WAIT.toMillis());
 

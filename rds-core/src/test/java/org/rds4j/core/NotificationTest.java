@@ -296,7 +296,7 @@ class NotificationTest
             }
         }, "congested-sender");
         sender.start();
-        Await.until(WAIT, () -> sender.getState() == Thread.State.TIMED_WAITING &&
+        Await.until(WAIT, () -> Await.blockedIn(sender, "sendBlocking") &&
             a.counters().get("send_cong_blocked") > congBlockedBefore, () -> "sender blocked on congestion");
         assertEquals(Integer.MIN_VALUE, result.get(), "still blocked");
 
@@ -357,7 +357,7 @@ class NotificationTest
             }
         }, "congested-sender");
         sender.start();
-        Await.until(WAIT, () -> sender.getState() == Thread.State.TIMED_WAITING &&
+        Await.until(WAIT, () -> Await.blockedIn(sender, "sendBlocking") &&
             a.counters().get("send_cong_blocked") > congBlockedBefore, () -> "sender blocked on congestion");
         drain(sb, 0, sent, sa.localAddress());
         sender.join(WAIT.toMillis());

@@ -256,7 +256,7 @@ class SocketSemanticsTest
             }
         }, "blocked-sender");
         sender.start();
-        Await.until(WAIT, () -> sender.getState() == Thread.State.WAITING, () -> "sender parked: " + sender.getState());
+        Await.until(WAIT, () -> Await.blockedIn(sender, "sendBlocking"), () -> "sender parked: " + sender.getState());
         sender.interrupt();
         sender.join(WAIT.toMillis());
         if (sender.isAlive())
@@ -315,7 +315,7 @@ class SocketSemanticsTest
             }
         }, "blocked-receiver");
         receiver.start();
-        Await.until(WAIT, () -> receiver.getState() == Thread.State.WAITING, () -> "receiver parked: " + receiver.getState());
+        Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver parked: " + receiver.getState());
         receiver.interrupt();
         receiver.join(WAIT.toMillis());
         if (receiver.isAlive())
@@ -362,7 +362,7 @@ class SocketSemanticsTest
         }, "blocked-receiver");
         sender.start();
         receiver.start();
-        Await.until(WAIT, () -> sender.getState() == Thread.State.WAITING && receiver.getState() == Thread.State.WAITING,
+        Await.until(WAIT, () -> Await.blockedIn(sender, "sendBlocking") && Await.blockedIn(receiver, "receiveBlocking"),
             () -> "both parked: " + sender.getState() + ", " + receiver.getState());
         s.close();
         sender.join(WAIT.toMillis());

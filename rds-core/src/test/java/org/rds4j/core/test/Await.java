@@ -1,5 +1,6 @@
 package org.rds4j.core.test;
 
+import java.util.Arrays;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -49,5 +50,18 @@ public final class Await
     public static void until(final BooleanSupplier condition, final String what)
     {
         until(Duration.ofSeconds(20), condition, () -> what);
+    }
+
+    /**
+     * Whether a thread is inside a blocking call of the stack: the named method is on its stack. Its state says
+     * little: a thread waiting in a call drives the stack, so it may be parked, in a timed park, or in the
+     * transport's selector (which Java reports as running).
+     *
+     * @param thread the thread.
+     * @param method a method of the blocking call, e.g. {@code sendBlocking} or {@code receiveBlocking}.
+     */
+    public static boolean blockedIn(final Thread thread, final String method)
+    {
+        return Arrays.stream(thread.getStackTrace()).anyMatch(e -> e.getMethodName().equals(method));
     }
 }

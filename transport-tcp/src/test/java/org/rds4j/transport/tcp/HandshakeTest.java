@@ -167,7 +167,7 @@ class HandshakeTest
         assertEquals(1, counter("conn_peer_restart"));
         assertEquals(5, counter("send_flushed_peer_restart"));
         assertEquals(late1.length + late2.length, socket.sendQueuedBytes(), "flushed bytes left the send buffer");
-        assertEquals(5, counter("send_retransmitted"), "the five were marked for retransmission at the reset");
+        assertEquals(5, counter("send_retransmitted"), () -> "the five were marked for retransmission at the reset: " + stack.counters());
 
         // and what the new process sends is taken from sequence 1 on, acked as such
         restarted.sendCongestionMap(new byte[8192]);

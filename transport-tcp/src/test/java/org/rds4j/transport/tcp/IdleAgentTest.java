@@ -9,6 +9,8 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.TestStacks;
 import org.rds4j.core.test.IdleWindow;
+import org.rds4j.core.test.ThreadMeter;
+import org.rds4j.core.test.ThreadWakeUps;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -64,6 +66,60 @@ class IdleAgentTest
         final IdleWindow.Reading idle = idleWindow(
             stacks.open(yielding.build()), stacks.open(yielding.name("y2").build()), "127.0.47.21", "127.0.47.22");
         assertTrue(idle.cpuShare() > MAX_IDLE_CPU_SHARE, idle.toString());
+    }
+
+    /**
+     * Threads blocked in {@code receive} drive the stack themselves (one leads, the others park until woken), so
+     * an idle stack with many of them must stay as quiet as one whose agent waits alone: a follower that checked
+     * every millisecond whether to lead would wake a thousand times a second, each.
+     */
+    @Test
+    void threadsBlockedInReceiveLeaveAnIdleStackIdle() throws Exception
+    {
+        final Pair p = pair("bla", "127.0.47.31", "blb", "127.0.47.32");
+        assertEquals(3, p.sb.send(ByteBuffer.wrap(new byte[3]), p.sa.localAddress()));
+        assertEquals(p.sb.localAddress(), p.sa.receive(ByteBuffer.allocate(8)));
+        final Thread[] receivers = new Thread[8];
+        for (int i = 0; i < receivers.length; i++)
+        {
+            final RdsSocket socket = i == 0 ? p.sa : bound(p.a, "127.0.47.31", 4001 + i);
+            receivers[i] = new Thread(() ->
+            {
+                try
+                {
+                    socket.receive(ByteBuffer.allocate(8));
+                }
+                catch (final IOException ignored)
+                {
+                    // closed at the end of the test
+                }
+            }, "bl-rx-" + i);
+            receivers[i].start();
+        }
+        for (final Thread receiver : receivers)
+        {
+            Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> receiver + " blocked");
+        }
+        Await.until(WAIT, () -> unacked(p.a) == 0 && unacked(p.b) == 0, () -> "acked");
+        final ThreadMeter threads = ThreadMeter.ofStacks("bla").and(receivers);
+        final ThreadWakeUps[] wakeUps = new ThreadWakeUps[receivers.length + 1];
+        wakeUps[0] = ThreadWakeUps.of("rds4j-agent-bla");
+        for (int i = 0; i < receivers.length; i++)
+        {
+            wakeUps[i + 1] = ThreadWakeUps.of("bl-rx-" + i);
+        }
+        final long wakeUpsBefore = Arrays.stream(wakeUps).mapToLong(ThreadWakeUps::count).sum();
+        final long cpuBefore = threads.cpuNs();
+        final long start = System.nanoTime();
+        Thread.sleep(IDLE_WINDOW.toMillis()); // the measurement window
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        final long woke = Arrays.stream(wakeUps).mapToLong(ThreadWakeUps::count).sum() - wakeUpsBefore;
+        final double cpuShare = (threads.cpuNs() - cpuBefore) / 1e9 / seconds;
+        final String figures = String.format("8 threads blocked in receive on an idle stack over %.2f s: they and " +
+            "the agent woke %d times and used %.2f%% of a core", seconds, woke, 100 * cpuShare);
+        System.out.println(figures);
+        assertTrue(woke < 100 * seconds, figures);
+        assertTrue(cpuShare < MAX_IDLE_CPU_SHARE, figures);
     }
 
     @Test
@@ -125,8 +181,13 @@ class IdleAgentTest
 
     private static RdsSocket bound(final RdsStack stack, final String ip) throws IOException
     {
+        return bound(stack, ip, 4000);
+    }
+
+    private static RdsSocket bound(final RdsStack stack, final String ip, final int port) throws IOException
+    {
         final RdsSocket socket = stack.openSocket();
-        socket.bind(new InetSocketAddress(InetAddress.getByName(ip), 4000));
+        socket.bind(new InetSocketAddress(InetAddress.getByName(ip), port));
         socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
         return socket;
     }

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * buffer admits (bytes queued below {@code SO_SNDBUF}, so at most {@code SO_SNDBUF / size + 1}); once it has held
  * that many, and the threads that release them have stocked their per-thread caches (at most
  * {@code MessagePool.MAGAZINE_BYTES} of messages per size class each), sending any amount more allocates no
- * message on the sending stack ({@code pool_alloc} stays flat).
+ * message on the sending stack: {@code pool_alloc} grows by at most one cache's worth over 500,000 messages.
  */
 class SteadyStateAllocationTest
 {
@@ -41,6 +41,12 @@ class SteadyStateAllocationTest
      * well under the bound. One 16-byte object per message, the smallest there is, would make 16.
      */
     private static final double MAX_HEAP_BYTES_PER_MESSAGE = 1.0;
+    /**
+     * The most messages one thread's magazine holds ({@code MessagePool}). A cancel runs on whichever thread
+     * drives the stack at that moment (the agent, or this thread waiting in the call), so the warm-up may end
+     * with the agent's magazine not yet stocked; the measured stream then stocks it, once.
+     */
+    private static final long MAGAZINE_MAX_MESSAGES = 1024;
 
     @Test
     void aSteadyStreamAllocatesNothingPerMessage() throws Exception
@@ -62,8 +68,8 @@ class SteadyStateAllocationTest
                 final long window = stream.fillWindowToDeadPeer();
                 assertEquals(config.sendBufferBytes() / size, window, "messages admitted: bytes queued below SO_SNDBUF");
                 assertEquals(window, tx.cancelSentTo(DEAD));
-                // the agent thread kept what it freed first in its own cache, out of this thread's reach: a second
-                // full window makes up for those, and the agent frees all of that one to the shared queue
+                // the thread that ran the cancel kept what it freed first in its own cache: a second full window
+                // makes up for those when that was the agent, out of this thread's reach
                 assertEquals(window, stream.fillWindowToDeadPeer());
                 assertEquals(window, tx.cancelSentTo(DEAD));
                 // the receiving stack's pool grows to what its socket may hold: fill the receive buffer until the
@@ -81,8 +87,9 @@ class SteadyStateAllocationTest
                 final String figures = String.format("%d B messages: %.4f heap bytes allocated per message by %s (bytes: %s)",
                     size, heapPerMessage, threads, Arrays.toString(heap));
                 System.out.println(figures);
-                assertEquals(allocatedAfterWarmUp, a.counters().get("pool_alloc"),
-                    size + " B: the sender allocated messages after a full window had been recycled");
+                final long allocatedMeasuring = a.counters().get("pool_alloc") - allocatedAfterWarmUp;
+                assertTrue(allocatedMeasuring <= MAGAZINE_MAX_MESSAGES, size + " B: the sender allocated " +
+                    allocatedMeasuring + " messages in " + MESSAGES + " after a full window had been recycled");
                 assertTrue(heapPerMessage < MAX_HEAP_BYTES_PER_MESSAGE, figures);
                 Await.until(() -> tx.sendQueuedBytes() == 0, "all acked");
             }
