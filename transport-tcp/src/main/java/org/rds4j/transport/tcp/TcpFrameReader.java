@@ -12,17 +12,19 @@ import java.nio.ByteBuffer;
  * payload is awaited, so a hostile {@code len} is refused instead of allocated; the first invalid header
  * stops the reader for good ({@link #invalidVerdict()}).
  * <p>
- * Memory: one direct buffer, {@code initialCapacity} to start with, grown (doubling, or to the announced frame)
- * only for a frame whose header passed validation, so never beyond one largest frame
- * ({@link #MAX_FRAME} = 48 + 1 MiB) whatever the input; it never shrinks. Frames are handed out in place
- * (no copy). Not thread safe: the agent thread owns it.
+ * Memory: one direct buffer, borrowed from a {@link TcpBufferPool} only while it holds bytes: a read takes one of
+ * the pool's smallest class, and a parse that leaves nothing (the stream is between frames) gives it back. It is
+ * grown (to the next class that holds the announced frame, at least doubling) only for a frame whose header passed
+ * validation, so never beyond one largest frame ({@link #MAX_FRAME} = 48 + 1 MiB) whatever the input; a grown
+ * buffer goes back to the pool like any other once the frame is handed out. Frames are handed out in place (no
+ * copy). Not thread safe: the agent thread owns it.
  */
 final class TcpFrameReader
 {
     /** The largest frame: a header and a 1 MiB payload. */
     static final int MAX_FRAME = RdsHeader.LENGTH + RdsHeader.MAX_PAYLOAD;
-    /** The read buffer a connection starts with. */
-    static final int DEFAULT_INITIAL_CAPACITY = 256 * 1024;
+    /** The read buffer a read starts with: the transport pool's smallest class, one duty cycle's read. */
+    static final int DEFAULT_INITIAL_CAPACITY = TcpBufferPool.DEFAULT_SMALLEST_CLASS;
 
     /** Receives the complete, validated frames. */
     @FunctionalInterface
@@ -37,32 +39,67 @@ final class TcpFrameReader
         boolean onFrame(DirectBuffer buffer, int offset, int frameLength);
     }
 
-    /** Bytes held from index 0 to the position; the rest is room for the next read. */
-    private ByteBuffer buffer;
-    private final UnsafeBuffer view;
+    private static final ByteBuffer NONE = ByteBuffer.allocateDirect(0);
+
+    private final TcpBufferPool pool;
+    /**
+     * Bytes held from index 0 to the position; the rest is room for the next read. {@link #NONE} (no capacity, not
+     * written) while nothing is held and nothing borrowed.
+     */
+    private ByteBuffer buffer = NONE;
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private int invalidVerdict = RdsHeader.VALID;
+    /** The largest buffer this reader has held. */
+    private int largestCapacity;
 
-    TcpFrameReader()
+    /** @param pool lends the read buffer; its smallest class is the buffer a read starts with. */
+    TcpFrameReader(final TcpBufferPool pool)
     {
-        this(DEFAULT_INITIAL_CAPACITY);
-    }
-
-    /** @param initialCapacity bytes of the first buffer, clamped to 48..{@link #MAX_FRAME}. */
-    TcpFrameReader(final int initialCapacity)
-    {
-        buffer = ByteBuffer.allocateDirect(Math.max(RdsHeader.LENGTH, Math.min(MAX_FRAME, initialCapacity)));
-        view = new UnsafeBuffer(buffer);
+        this.pool = pool;
     }
 
     /**
-     * Where the next bytes go (a channel read): fill from its position, then call {@link #parse}. After a parse
-     * that found no invalid header it always has room, as it is grown to hold the whole frame being received.
+     * Where the next bytes go (a channel read): fill from its position, then call {@link #parse}. Borrows a buffer
+     * from the pool if none is held. After a parse that found no invalid header it always has room, as it is grown
+     * to hold the whole frame being received.
      *
      * @return the read buffer, in write mode.
      */
     ByteBuffer buffer()
     {
+        if (buffer == NONE)
+        {
+            use(pool.acquire(0));
+        }
         return buffer;
+    }
+
+    private void use(final ByteBuffer borrowed)
+    {
+        buffer = borrowed;
+        view.wrap(borrowed);
+        largestCapacity = Math.max(largestCapacity, borrowed.capacity());
+    }
+
+    /** Gives the buffer back to the pool if it holds nothing (a read that brought no byte). */
+    void releaseIfEmpty()
+    {
+        if (buffer != NONE && buffer.position() == 0)
+        {
+            release();
+        }
+    }
+
+    /** Gives the buffer back to the pool whatever it holds: the owner is closed and reads no more. */
+    void release()
+    {
+        if (buffer != NONE)
+        {
+            final ByteBuffer returned = buffer;
+            buffer = NONE;
+            view.wrap(0, 0);
+            pool.release(returned);
+        }
     }
 
     /**
@@ -117,6 +154,10 @@ final class TcpFrameReader
                 grow(needed);
             }
         }
+        else if (held == 0 && invalidVerdict == RdsHeader.VALID)
+        {
+            release(); // between frames: nothing to keep
+        }
         return count;
     }
 
@@ -133,6 +174,7 @@ final class TcpFrameReader
         int count = 0;
         while (source.hasRemaining() && invalidVerdict == RdsHeader.VALID)
         {
+            final ByteBuffer buffer = buffer();
             final int chunk = Math.min(source.remaining(), buffer.remaining());
             if (chunk == 0)
             {
@@ -148,11 +190,11 @@ final class TcpFrameReader
 
     private void grow(final int needed)
     {
-        final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.min(MAX_FRAME, Math.max(needed, buffer.capacity() * 2)));
+        final ByteBuffer bigger = pool.acquire(Math.min(MAX_FRAME, Math.max(needed, buffer.capacity() * 2)));
         buffer.flip();
         bigger.put(buffer);
-        buffer = bigger;
-        view.wrap(buffer);
+        pool.release(buffer);
+        use(bigger);
     }
 
     /** @return {@link RdsHeader#VALID}, or the {@link RdsHeader#validate} result of the first invalid header. */
@@ -178,9 +220,15 @@ final class TcpFrameReader
         return buffer.position();
     }
 
-    /** @return bytes of the read buffer (never more than {@link #MAX_FRAME}). */
+    /** @return bytes of the read buffer held (never more than {@link #MAX_FRAME}), 0 if none is held. */
     int capacity()
     {
         return buffer.capacity();
+    }
+
+    /** @return bytes of the largest read buffer this reader has held. */
+    int largestCapacity()
+    {
+        return largestCapacity;
     }
 }

@@ -24,8 +24,12 @@ import java.util.concurrent.TimeUnit;
  * {@link #ZERO_COPY_MIN_BYTES} or more is then sent with {@code sendfile}, and the kernel copies nothing.
  * Otherwise small frames are staged in a buffer of the path's own and a frame of {@link #DIRECT_WRITE_BYTES} or
  * more is written from its own buffer. A write the socket takes only in part resumes when it has room. Reads go
- * through a {@link TcpFrameReader}, which validates every header before its payload is awaited. Agent thread
- * only.
+ * through a {@link TcpFrameReader}, which validates every header before its payload is awaited.
+ * <p>
+ * Memory: the read buffer and the copy stage are borrowed from the transport's {@link TcpBufferPool} only while
+ * they hold bytes (a frame part way in; staged bytes the socket has not yet taken) and given back as soon as they
+ * are empty, so an idle connection holds neither; what a closed path still holds goes back in
+ * {@link #releaseBuffersIfClosed}. Agent thread only.
  */
 final class TcpPath implements TransportPath
 {
@@ -60,13 +64,19 @@ final class TcpPath implements TransportPath
     private final AtomicCounter sndbufFull;
     private final AtomicCounter zeroCopyBytes;
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
-    /** Where frames are staged for a copying write when the send ring is off, unavailable or full. */
-    private final ByteBuffer copyStage = ByteBuffer.allocateDirect(STAGE_BYTES);
+    private final TcpBufferPool buffers;
+    /** The stage while nothing is staged: empty, never written to. */
+    private final ByteBuffer noStage = ByteBuffer.allocate(0);
     /**
-     * Staged bytes not yet written, between position and limit (read mode): {@link #copyStage}, or the send
-     * ring's claimed memory.
+     * Where frames are staged for a copying write when the send ring is off, unavailable or full: borrowed from
+     * {@link #buffers} when a fill begins, given back once the socket has taken all of it; null while not held.
      */
-    private ByteBuffer stage = copyStage.limit(0);
+    private ByteBuffer copyStage;
+    /**
+     * Staged bytes not yet written, between position and limit (read mode): {@link #copyStage}, the send ring's
+     * claimed memory, or {@link #noStage}.
+     */
+    private ByteBuffer stage = noStage;
     /** The stage is a committed region of the send ring, written with {@code sendfile}. */
     private boolean stageZeroCopy;
     /** Bytes of shared memory for the send ring; 0: frames are always copied into the socket. */
@@ -82,7 +92,7 @@ final class TcpPath implements TransportPath
      * ring: bulk traffic, which the ring's memory is worth taking for (a congestion map now and then is not).
      */
     private long bulkBytesCopied;
-    private final TcpFrameReader reader = new TcpFrameReader();
+    private final TcpFrameReader reader;
     private final TcpFrameReader.FrameHandler onFrame = this::deliver;
     /** A frame has started and not completed; since when (agent clock). */
     private boolean partialFrame;
@@ -104,11 +114,15 @@ final class TcpPath implements TransportPath
     private boolean draining;
 
     /**
+     * @param buffers       the transport's pool, which lends the read buffer and the copy stage.
      * @param sendRingBytes bytes of shared memory to stage frames in for zero-copy writes, 0 for none.
      */
     TcpPath(final ConnectionPath connection, final SocketChannel channel, final TransportCounters counters,
-        final AtomicCounter sndbufFull, final AtomicCounter zeroCopyBytes, final int sendRingBytes)
+        final AtomicCounter sndbufFull, final AtomicCounter zeroCopyBytes, final TcpBufferPool buffers,
+        final int sendRingBytes)
     {
+        this.buffers = buffers;
+        this.reader = new TcpFrameReader(buffers);
         this.zeroCopyBytes = zeroCopyBytes;
         this.sendRingBytes = sendRingBytes;
         this.sndbufFull = sndbufFull;
@@ -154,7 +168,7 @@ final class TcpPath implements TransportPath
                     }
                     continue;
                 }
-                stage = claimed != null ? claimed : copyStage.clear();
+                stage = claimed != null ? claimed : borrowCopyStage();
                 final int start = stage.position();
                 done += stageFrames(count);
                 final int staged = stage.position() - start;
@@ -175,6 +189,29 @@ final class TcpPath implements TransportPath
             }
         }
         return done;
+    }
+
+    private ByteBuffer borrowCopyStage()
+    {
+        if (copyStage == null)
+        {
+            copyStage = buffers.acquire(STAGE_BYTES);
+        }
+        return copyStage.clear();
+    }
+
+    /** Gives the copy stage back to the pool: it is empty (all written) or the path is closed. */
+    private void releaseCopyStage()
+    {
+        if (copyStage != null)
+        {
+            if (stage == copyStage)
+            {
+                stage = noStage;
+            }
+            buffers.release(copyStage);
+            copyStage = null;
+        }
     }
 
     /** A copying write of {@code bytes}: a large one is bulk traffic, which the send ring is taken for. */
@@ -285,6 +322,10 @@ final class TcpPath implements TransportPath
         {
             waitForRoom();
             return false;
+        }
+        if (stage == copyStage)
+        {
+            releaseCopyStage();
         }
         return true;
     }
@@ -458,29 +499,28 @@ final class TcpPath implements TransportPath
         }
         final ByteBuffer readBuffer = reader.buffer();
         final int read;
+        // at least the rest of a frame begun: a large frame arrives in one read, not in cycles of a batch each
+        readBuffer.limit(Math.min(readBuffer.capacity(),
+            readBuffer.position() + Math.max(READ_BYTES_PER_CYCLE, reader.bytesToCompleteFrame())));
         try
         {
-            // at least the rest of a frame begun: a large frame arrives in one read, not in cycles of a batch each
-            readBuffer.limit(Math.min(readBuffer.capacity(),
-                readBuffer.position() + Math.max(READ_BYTES_PER_CYCLE, reader.bytesToCompleteFrame())));
             read = channel.read(readBuffer);
         }
         catch (final IOException ex)
         {
+            readBuffer.limit(readBuffer.capacity());
+            reader.releaseIfEmpty();
             fail("read failed: " + ex);
             return 0;
         }
-        finally
+        readBuffer.limit(readBuffer.capacity());
+        if (read <= 0)
         {
-            readBuffer.limit(readBuffer.capacity());
-        }
-        if (read < 0)
-        {
-            fail("closed by peer");
-            return 0;
-        }
-        if (read == 0)
-        {
+            reader.releaseIfEmpty(); // nothing held: an idle connection keeps no read buffer
+            if (read < 0)
+            {
+                fail("closed by peer");
+            }
             return 0;
         }
         bytesRead += read;
@@ -562,10 +602,38 @@ final class TcpPath implements TransportPath
             TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
     }
 
-    /** @return bytes of the read buffer, for tests: memory stays bounded whatever a peer announces. */
-    int readBufferCapacity()
+    /**
+     * @return bytes of the largest read buffer this path has had, for tests: memory stays bounded whatever a peer
+     *         announces.
+     */
+    int readBufferHighWater()
     {
-        return reader.capacity();
+        return reader.largestCapacity();
+    }
+
+    /** @return bytes of the pool's buffers this path holds now: its read buffer and copy stage, if held. */
+    int bufferBytes()
+    {
+        return reader.capacity() + (copyStage != null ? copyStage.capacity() : 0);
+    }
+
+    /**
+     * Gives back to the pool what a closed path still holds (a frame it was receiving, bytes it had staged). Called
+     * by the transport when it forgets the path, outside the path's own calls, so no read or write of the path is
+     * under way.
+     *
+     * @param path a path of the transport.
+     * @return true if the path is closed, and so forgotten.
+     */
+    static boolean releaseBuffersIfClosed(final TcpPath path)
+    {
+        if (!path.closed)
+        {
+            return false;
+        }
+        path.reader.release();
+        path.releaseCopyStage();
+        return true;
     }
 
     /** Resets the connection (RST, no FIN) and reports it down: fault injection. */

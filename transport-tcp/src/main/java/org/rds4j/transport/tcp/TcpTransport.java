@@ -74,6 +74,8 @@ public final class TcpTransport implements Transport
     private final AtomicCounter sndbufFull;
     /** Bytes sent with {@code sendfile} from the paths' send rings instead of copied into the socket. */
     private final AtomicCounter zeroCopyBytes;
+    /** Lends the paths their read buffers and copy stages; counts its allocations in {@code tcp_buffer_alloc}. */
+    private final TcpBufferPool buffers;
     private final Selector selector;
     private final Map<InetAddress, ServerSocketChannel> listeners = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -150,6 +152,8 @@ public final class TcpTransport implements Transport
         this.counters = context.counters();
         this.sndbufFull = counters.newTransportCounter("tcp_sndbuf_full");
         this.zeroCopyBytes = counters.newTransportCounter("tcp_zero_copy_bytes");
+        this.buffers = new TcpBufferPool(TcpBufferPool.DEFAULT_SMALLEST_CLASS, TcpBufferPool.DEFAULT_MAX_IDLE_BYTES,
+            counters.newTransportCounter("tcp_buffer_alloc"));
         this.frameTimeoutNs = tcpConfig.frameTimeout().toNanos();
         try
         {
@@ -342,7 +346,7 @@ public final class TcpTransport implements Transport
         }
         attempts.remove(attempt);
         final TcpPath path = new TcpPath(
-            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, tcpConfig.tcpSendRingBytes());
+            attempt.connection, attempt.channel, counters, sndbufFull, zeroCopyBytes, buffers, tcpConfig.tcpSendRingBytes());
         path.attach(key != null ? key : attempt.channel.register(selector, SelectionKey.OP_READ));
         paths.add(path);
         attempt.connection.onConnected(path);
@@ -396,7 +400,7 @@ public final class TcpTransport implements Transport
                 lastFrameCheckNs = nowNs;
                 work += expireFrames(nowNs);
             }
-            paths.removeIf(TcpPath::isClosed);
+            paths.removeIf(TcpPath::releaseBuffersIfClosed);
         }
         return work;
     }
@@ -460,7 +464,7 @@ public final class TcpTransport implements Transport
             return 0;
         }
         final int frames = path.onReadable(nowNs);
-        readBufferHighWater = Math.max(readBufferHighWater, path.readBufferCapacity());
+        readBufferHighWater = Math.max(readBufferHighWater, path.readBufferHighWater());
         return frames;
     }
 
@@ -516,6 +520,18 @@ public final class TcpTransport implements Transport
     int readBufferHighWater()
     {
         return readBufferHighWater;
+    }
+
+    /** @return the pool that lends the paths their buffers; agent thread only (tests: from a task or INVOKER mode). */
+    TcpBufferPool bufferPool()
+    {
+        return buffers;
+    }
+
+    /** @return the paths, open or closed and not yet forgotten; agent thread only (tests). */
+    List<TcpPath> paths()
+    {
+        return paths;
     }
 
     private int expireAttempts(final long nowNs)
@@ -608,7 +624,7 @@ public final class TcpTransport implements Transport
             channel.configureBlocking(false);
             configure(channel);
             final TcpPath path = new TcpPath(
-                connection, channel, counters, sndbufFull, zeroCopyBytes, tcpConfig.tcpSendRingBytes());
+                connection, channel, counters, sndbufFull, zeroCopyBytes, buffers, tcpConfig.tcpSendRingBytes());
             path.attach(channel.register(selector, SelectionKey.OP_READ));
             paths.add(path);
             attempts.removeIf(a -> a.connection == connection);
@@ -627,6 +643,7 @@ public final class TcpTransport implements Transport
         for (final TcpPath path : paths)
         {
             path.close();
+            TcpPath.releaseBuffersIfClosed(path);
         }
         paths.clear();
         for (final ConnectAttempt attempt : attempts)

@@ -19,7 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * header that breaks a rule is, if any; the reader must then hand out exactly the stream's frames before it
  * (same bytes, same count, in order), and refuse that header with the verdict of a rule it breaks, taking
  * nothing more; with no such header, it must hand out every complete frame and hold the incomplete tail. It
- * never throws and never holds more than one largest frame (48 B + 1 MiB).
+ * never throws and never holds more than one largest frame (48 B + 1 MiB). Its buffer is borrowed from a
+ * {@link TcpBufferPool} whose smallest class is the varied first size: the reader holds exactly what it borrowed,
+ * and nothing once it is between frames.
  * <p>
  * Regression mode (every {@code mvn verify}) runs the inputs in
  * {@code src/test/resources/org/rds4j/transport/tcp/TcpFrameReaderFuzzTestInputs/frames/}; fuzzing mode:
@@ -41,7 +43,8 @@ class TcpFrameReaderFuzzTest
         final int cut = input.length > 1 ? input[1] & 0xFF : 0;
         final byte[] stream = input.length > 2 ? Arrays.copyOfRange(input, 2, input.length) : new byte[0];
 
-        final TcpFrameReader reader = new TcpFrameReader(initialCapacity);
+        final TcpBufferPool pool = new TcpBufferPool(initialCapacity, 4L * MAX_FRAME, null);
+        final TcpFrameReader reader = new TcpFrameReader(pool);
         final Expected expected = Expected.decode(stream);
         final int[] handedOut = {0};
         final TcpFrameReader.FrameHandler handler = (buffer, offset, frameLength) ->
@@ -80,12 +83,17 @@ class TcpFrameReaderFuzzTest
             }
         }
         assertEquals(expected.frameCount, handedOut[0], "every complete frame up to the first header that breaks a rule");
+        assertEquals(reader.capacity(), pool.lentBytes(), "the reader holds what it borrowed, and nothing more");
         if (expected.refused.isEmpty())
         {
             assertEquals(RdsHeader.VALID, reader.invalidVerdict(), "no header breaks a rule, so none is refused: " +
                 RdsHeader.describeValidation(reader.invalidVerdict()));
             assertEquals(stream.length - expected.frameStarts[expected.frameCount], reader.buffered(),
                 "the incomplete tail is held");
+            if (reader.buffered() == 0)
+            {
+                assertEquals(0, reader.capacity(), "between frames the buffer is back in the pool");
+            }
         }
         else
         {
@@ -94,6 +102,8 @@ class TcpFrameReaderFuzzTest
                 expected.frameStarts[expected.frameCount] + " breaks " + expected.refused + ", so it is refused for one" +
                 " of them, not: " + RdsHeader.describeValidation(verdict));
         }
+        reader.release();
+        assertEquals(0, pool.lentBytes(), "released, the reader holds nothing");
     }
 
     /** What the reader must do with the stream, worked out by {@link HeaderRules} over all of it at once. */

@@ -1,0 +1,83 @@
+package org.rds4j.transport.tcp;
+
+import org.junit.jupiter.api.Test;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+/**
+ * {@link TcpFrameReader}'s memory: its buffer comes from a {@link TcpBufferPool} while it holds bytes, grows only
+ * once a header announcing a larger frame has passed validation, to the class that holds that one frame, and goes
+ * back to the pool once the stream is between frames.
+ */
+class TcpFrameReaderTest
+{
+    private static final int SMALLEST = 64 * 1024;
+
+    private final TcpBufferPool pool = new TcpBufferPool(SMALLEST, 8L * 1024 * 1024, null);
+    private final TcpFrameReader reader = new TcpFrameReader(pool);
+    private int frames;
+    private final TcpFrameReader.FrameHandler count = (buffer, offset, length) ->
+    {
+        frames++;
+        return true;
+    };
+
+    private static byte[] frame(final int payload)
+    {
+        final byte[] header = FakePeer.header(1, 0, payload, 4000, 5000, 0, 0, 0);
+        return FakePeer.concat(header, new byte[payload]);
+    }
+
+    @Test
+    void aHeaderIsValidatedBeforeTheBufferGrowsForItsFrame()
+    {
+        final byte[] big = frame(200 * 1024);
+        // 47 bytes: no whole header yet, so nothing is known about the frame and nothing grows
+        reader.offer(ByteBuffer.wrap(big, 0, RdsHeader.LENGTH - 1), count);
+        assertEquals(SMALLEST, reader.capacity());
+        assertEquals(1, pool.allocations());
+        // the 48th byte: the header is valid, and the buffer grows at once to hold its frame
+        reader.offer(ByteBuffer.wrap(big, RdsHeader.LENGTH - 1, 1), count);
+        assertEquals(256 * 1024, reader.capacity(), "the class holding 48 B + 200 KiB");
+        assertEquals(2, pool.allocations());
+        assertEquals(256 * 1024, pool.lentBytes(), "the smaller buffer went back");
+        reader.offer(ByteBuffer.wrap(big, RdsHeader.LENGTH, big.length - RdsHeader.LENGTH), count);
+        assertEquals(1, frames);
+        assertEquals(0, reader.capacity(), "between frames the reader holds no buffer");
+        assertEquals(0, pool.lentBytes());
+        assertEquals(SMALLEST + 256 * 1024, pool.idleBytes());
+        assertEquals(256 * 1024, reader.largestCapacity());
+    }
+
+    @Test
+    void aLengthAboveOneMebibyteIsRefusedWithoutGrowing()
+    {
+        final byte[] hostile = FakePeer.header(1, 0, (1 << 20) + 1, 4000, 5000, 0, 0, 0);
+        final byte[] stream = Arrays.copyOf(hostile, 4096);
+        reader.offer(ByteBuffer.wrap(stream), count);
+        assertNotEquals(RdsHeader.VALID, reader.invalidVerdict());
+        assertEquals(SMALLEST, reader.capacity(), "the first buffer, never grown");
+        assertEquals(1, pool.allocations());
+        assertEquals(SMALLEST, reader.largestCapacity());
+        reader.release();
+        assertEquals(0, pool.lentBytes());
+    }
+
+    @Test
+    void theLargestFrameTakesTheLastClassAndAReadAfterItStartsSmallAgain()
+    {
+        final byte[] largest = frame(RdsHeader.MAX_PAYLOAD);
+        reader.offer(ByteBuffer.wrap(largest), count);
+        assertEquals(1, frames);
+        assertEquals(TcpFrameReader.MAX_FRAME, reader.largestCapacity(), "one largest frame, not 2 MiB");
+        assertEquals(0, pool.lentBytes());
+        reader.offer(ByteBuffer.wrap(frame(10), 0, 30), count);
+        assertEquals(SMALLEST, reader.capacity(), "a read starts with the smallest class");
+        assertEquals(2, pool.allocations(), "from the pool: the first buffer came back after the large frame grew");
+    }
+}
