@@ -75,6 +75,59 @@ final class AgentCalls
     }
 
     /**
+     * A blocking send waits for room in its socket's send buffer. In AGENT mode it parks until the agent frees
+     * room (acks, a cancel) and wakes it: a socket whose buffer is full is streaming, and the agent is busy
+     * sending its messages, so taking the duty cycle from it would only move that work to this thread and back.
+     * In INVOKER mode it drives the stack as any waiting call does, between {@link #beginWait()} and
+     * {@link #endWait()}.
+     *
+     * @param timeoutNs  the call's timeout, 0 for none.
+     * @param deadlineNs when it expires (with a timeout), on {@link System#nanoTime()}.
+     * @return 0 to check again, {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}.
+     */
+    int awaitRoom(final long timeoutNs, final long deadlineNs)
+    {
+        if (!invoker.hasAgentThread())
+        {
+            return invoker.await(timeoutNs, deadlineNs);
+        }
+        if (Thread.currentThread().isInterrupted())
+        {
+            return RdsResult.EINTR;
+        }
+        if (timeoutNs == 0)
+        {
+            LockSupport.park(this);
+            return 0;
+        }
+        final long remainingNs = deadlineNs - System.nanoTime();
+        if (remainingNs <= 0)
+        {
+            return RdsResult.ETIMEDOUT;
+        }
+        LockSupport.parkNanos(this, remainingNs);
+        return 0;
+    }
+
+    /** Before a blocking send waits for room: see {@link #awaitRoom}. */
+    void beginRoomWait()
+    {
+        if (!invoker.hasAgentThread())
+        {
+            invoker.beginCall();
+        }
+    }
+
+    /** After a blocking send waited for room: see {@link #awaitRoom}. */
+    void endRoomWait()
+    {
+        if (!invoker.hasAgentThread())
+        {
+            invoker.endCall();
+        }
+    }
+
+    /**
      * Runs a function on the agent and waits for its result, driving the stack meanwhile as a blocking call
      * does (or parking briefly while another thread drives it), so the call needs nobody else to run it.
      */

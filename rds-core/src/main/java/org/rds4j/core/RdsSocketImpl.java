@@ -194,7 +194,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         final long timeoutNs = options.sendTimeoutNs();
         final long deadlineNs = System.nanoTime() + timeoutNs;
         sendWaiters.add(me);
-        stack.calls().beginWait();
+        stack.calls().beginRoomWait();
         try
         {
             while (true)
@@ -210,7 +210,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
                 {
                     return result;
                 }
-                final int waited = stack.calls().await(timeoutNs, deadlineNs);
+                final int waited = stack.calls().awaitRoom(timeoutNs, deadlineNs);
                 if (waited < 0)
                 {
                     return waited;
@@ -220,7 +220,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         finally
         {
             sendWaiters.remove(me);
-            stack.calls().endWait();
+            stack.calls().endRoomWait();
         }
     }
 
