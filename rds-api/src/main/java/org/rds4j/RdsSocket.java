@@ -59,6 +59,24 @@ public interface RdsSocket extends Closeable
     int send(ByteBuffer src, InetSocketAddress destination) throws IOException;
 
     /**
+     * Zero-copy send: takes room in the send buffer for a message of {@code length} bytes to a destination and
+     * hands {@code claim} the stack's own buffer to write the payload into; {@link RdsClaim#commit()} then queues
+     * it with no copy from an application buffer, {@link RdsClaim#abort()} frees the room. As a non-blocking
+     * {@link #send}, whatever the socket's blocking mode: it never waits.
+     *
+     * @param length      the payload's length, zero to {@link #MAX_MESSAGE_SIZE} bytes.
+     * @param destination the receiving socket's address.
+     * @param claim       a claim holding no message; it holds this one on success.
+     * @return {@code length} on success; otherwise, as {@link #send} in non-blocking mode,
+     *         {@link RdsResult#EMSGSIZE}, {@link RdsResult#EAGAIN}, {@link RdsResult#ENOBUFS},
+     *         {@link RdsResult#ENOTCONN}, {@link RdsResult#EINVAL} or {@link RdsResult#EACCES}, and the claim holds
+     *         nothing.
+     * @throws IllegalStateException if {@code claim} already holds a message.
+     * @throws IOException           if the socket is closed.
+     */
+    int tryClaim(int length, InetSocketAddress destination, RdsClaim claim) throws IOException;
+
+    /**
      * Receives one message, copying it into {@code dst}; a message longer than {@code dst.remaining()} is
      * truncated and the rest discarded, without an indication (use {@link #poll} to see whole messages). Pending notifications are passed to the
      * listener first, on this thread.

@@ -18,6 +18,8 @@ final class Message
     final ByteBuffer frame;
     final UnsafeBuffer buffer;
     private final ByteBuffer payloadView;
+    /** Outbound, claimed ({@link org.rds4j.RdsClaim}): the application writes the payload through it. */
+    private final ByteBuffer claimView;
 
     int payloadLength;
     int sport;
@@ -45,6 +47,7 @@ final class Message
         this.frame = frame;
         this.buffer = new UnsafeBuffer(frame);
         this.payloadView = frame.asReadOnlyBuffer();
+        this.claimView = frame.duplicate();
     }
 
     int payloadCapacity()
@@ -57,6 +60,13 @@ final class Message
     {
         payloadView.limit(RdsHeader.LENGTH + payloadLength).position(RdsHeader.LENGTH);
         return payloadView;
+    }
+
+    /** @return a writable view positioned at the payload, its limit at the payload's end; valid until released. */
+    ByteBuffer claimedPayload()
+    {
+        claimView.limit(RdsHeader.LENGTH + payloadLength).position(RdsHeader.LENGTH);
+        return claimView;
     }
 
     /** Frames header and payload for a transport to write from the start. */

@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import org.jctools.queues.MpscArrayQueue;
 import org.rds4j.PeerAllowList;
+import org.rds4j.RdsClaim;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
@@ -20,6 +21,7 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -54,6 +56,9 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     /** Messages to send. */
     final MpscArrayQueue<Message> outbound;
     private final AtomicLong sendQueued = new AtomicLong();
+    /** Places in {@link #outbound} taken by messages sent or claimed and not yet taken by the agent. */
+    private final AtomicInteger outboundSlots = new AtomicInteger();
+    private final RdsClaim.Owner claimOwner = new ClaimOwner();
     /** Set once by bind, under this object's lock; the agent reads them after the bind command. */
     private volatile InetSocketAddress localAddress;
     private volatile LocalEndpoint endpoint;
@@ -141,28 +146,14 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     @Override
     public int send(final ByteBuffer src, final InetSocketAddress destination) throws IOException
     {
-        ensureOpen();
         Objects.requireNonNull(src, "src");
-        Objects.requireNonNull(destination, "destination");
-        final InetSocketAddress local = localAddress;
-        if (local == null)
-        {
-            return RdsResult.ENOTCONN;
-        }
-        if (destination.isUnresolved() || !isUnicast(destination.getAddress()) ||
-            destination.getAddress().getClass() != local.getAddress().getClass())
-        {
-            return RdsResult.EINVAL;
-        }
-        if (!allowedPeers.allows(destination.getAddress()))
-        {
-            return RdsResult.EACCES;
-        }
         final int length = src.remaining();
-        if (length > MAX_MESSAGE_SIZE || length > options.sendBufferBytes())
+        final int checked = checkSend(destination, length);
+        if (checked < 0)
         {
-            return RdsResult.EMSGSIZE;
+            return checked;
         }
+        final InetSocketAddress local = localAddress;
         final int result = trySend(src, destination, length, local.getPort());
         if (result >= 0)
         {
@@ -185,6 +176,38 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             return result;
         }
         return sendBlocking(src, destination, length, local.getPort());
+    }
+
+    /**
+     * The checks of a send that need no room: the socket open and bound, the destination valid and allowed, the
+     * length within 1 MiB and the send buffer.
+     *
+     * @return 0, or {@link RdsResult#ENOTCONN}, {@link RdsResult#EINVAL}, {@link RdsResult#EACCES} or
+     *         {@link RdsResult#EMSGSIZE}.
+     */
+    private int checkSend(final InetSocketAddress destination, final int length) throws IOException
+    {
+        ensureOpen();
+        Objects.requireNonNull(destination, "destination");
+        final InetSocketAddress local = localAddress;
+        if (local == null)
+        {
+            return RdsResult.ENOTCONN;
+        }
+        if (destination.isUnresolved() || !isUnicast(destination.getAddress()) ||
+            destination.getAddress().getClass() != local.getAddress().getClass())
+        {
+            return RdsResult.EINVAL;
+        }
+        if (!allowedPeers.allows(destination.getAddress()))
+        {
+            return RdsResult.EACCES;
+        }
+        if (length < 0 || length > MAX_MESSAGE_SIZE || length > options.sendBufferBytes())
+        {
+            return RdsResult.EMSGSIZE;
+        }
+        return 0;
     }
 
     private int sendBlocking(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
@@ -226,6 +249,27 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
 
     private int trySend(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
     {
+        final long queued = reserve(destination, length);
+        if (queued < 0)
+        {
+            return (int)queued;
+        }
+        final Message message = newMessage(destination, length, sport, queued);
+        message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
+        outbound.offer(message); // never full: reserve took a slot
+        src.position(src.limit());
+        return length;
+    }
+
+    /**
+     * Takes room for a message: its bytes in the send buffer and a slot in {@link #outbound}, so that queueing it
+     * cannot fail afterwards (a claim's commit must not).
+     *
+     * @return the bytes queued before this message, or {@link RdsResult#ENOBUFS}, {@link RdsResult#EMSGSIZE} or
+     *         {@link RdsResult#EAGAIN}.
+     */
+    private long reserve(final InetSocketAddress destination, final int length)
+    {
         if (congestion.refuses(destination))
         {
             return RdsResult.ENOBUFS;
@@ -246,26 +290,86 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             }
         }
         while (!sendQueued.compareAndSet(queued, queued + length));
+        if (outboundSlots.incrementAndGet() > outbound.capacity())
+        {
+            outboundSlots.decrementAndGet();
+            sendQueued.addAndGet(-length);
+            counters.sendQueueFull.increment();
+            return RdsResult.EAGAIN;
+        }
+        return queued;
+    }
 
+    private Message newMessage(final InetSocketAddress destination, final int length, final int sport, final long queued)
+    {
         final Message message = pool.acquire(length);
-        message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
         message.socket = this;
         message.destination = destination;
         message.sport = sport;
         message.dport = destination.getPort();
-        if (queued + length >= limit / 2)
+        if (queued + length >= options.sendBufferBytes() / 2)
         {
             message.flags = RdsHeader.FLAG_ACK_REQUIRED;
         }
-        if (!outbound.offer(message))
+        return message;
+    }
+
+    /** Agent: it took {@code count} messages from {@link #outbound}; their slots are free. */
+    void outboundTaken(final int count)
+    {
+        outboundSlots.addAndGet(-count);
+    }
+
+    // ---------------------------------------------------------------- claim
+
+    @Override
+    public int tryClaim(final int length, final InetSocketAddress destination, final RdsClaim claim) throws IOException
+    {
+        Objects.requireNonNull(claim, "claim");
+        if (claim.isClaimed())
         {
-            sendQueued.addAndGet(-length);
-            pool.release(message);
-            counters.sendQueueFull.increment();
-            return RdsResult.EAGAIN;
+            throw new IllegalStateException("the claim already holds a message: commit or abort it first");
         }
-        src.position(src.limit());
+        final int checked = checkSend(destination, length);
+        if (checked < 0)
+        {
+            return checked;
+        }
+        final long queued = reserve(destination, length);
+        if (queued < 0)
+        {
+            if (queued == RdsResult.ENOBUFS)
+            {
+                congestion.onRefusalReturned(destination);
+            }
+            return (int)queued;
+        }
+        final Message message = newMessage(destination, length, localAddress.getPort(), queued);
+        claim.grant(claimOwner, message, message.claimedPayload(), RdsHeader.LENGTH, length);
         return length;
+    }
+
+    /** Completes this socket's claims. */
+    private final class ClaimOwner implements RdsClaim.Owner
+    {
+        @Override
+        public void commit(final Object token)
+        {
+            final Message message = (Message)token;
+            outbound.offer(message); // never full: reserve took a slot
+            // a message committed after close is dropped by the agent with the rest of the socket's queue
+            stack.wakeAgent();
+        }
+
+        @Override
+        public void abort(final Object token)
+        {
+            final Message message = (Message)token;
+            final int length = message.payloadLength;
+            pool.release(message);
+            outboundSlots.decrementAndGet();
+            sendQueued.addAndGet(-length);
+        }
     }
 
     /** Agent: an acked or cancelled message's bytes leave the send buffer; senders are woken by {@link #wakeSenders}. */

@@ -328,6 +328,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
         if (moved > 0)
         {
+            socket.outboundTaken(moved);
             wakeups.senders(socket);
         }
         return moved;

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.rds4j.RdsClaim;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsSocket;
@@ -202,6 +203,12 @@ class ReceiverTest
         public InetSocketAddress localAddress()
         {
             return SELF;
+        }
+
+        @Override
+        public int tryClaim(final int length, final InetSocketAddress destination, final RdsClaim claim)
+        {
+            throw new UnsupportedOperationException("the receiver does not claim");
         }
 
         @Override
