@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The rds4j comparison suite: rds4j over TCP vs raw Java NIO TCP, Aeron UDP and JGroups TCP, on loopback.
 #
-#   compare/run.sh [--quick] [--reps N] [--cases "rtt tput64 tput1k fanout"]
+#   compare/run.sh [--quick] [--reps N] [--cases "rtt tput64 tput1k fanout scale16 scale64 scale200"]
 #                  [--systems "rds4j rds4j-backoff rds4j-invoker nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"]
 #                  [--out DIR] [--no-docs] [--record]
 #
 # This script builds nothing. It runs compare/target/compare.jar, which you build with
 #     mvn -q -o package -DskipTests -pl compare -am
 # (it runs that command itself only when the jar is missing; after changing code, rebuild first).
+#
+# Cases: rtt (64 B ping-pong), tput64 and tput1k (one-way throughput, 64 B and 1 KiB), fanout (one socket to 16
+# receivers on one address), and, not run by default, scale16, scale64 and scale200: one socket to 16, 64 or 200
+# peer addresses (127.0.2.1 ...), 64 B messages, each process reporting its RSS and direct memory; only rds4j's
+# rows and nio take part (Aeron and JGroups are skipped with a note). The default is "rtt tput64 tput1k fanout".
 #
 # Every run is a fresh pair of JVMs (one per node; the fan-out receiver process holds 16 receivers). Runs are
 # interleaved: for each repetition, for each case, every system in turn (A B C D A B C D ...), so slow drift in
@@ -33,8 +38,9 @@
 # AERON_INVOKER_OPTS, JGROUPS_OPTS, JGROUPS_NODROP_OPTS (replace a system's options below; any
 # <SYSTEM>_RTT_OPTS, e.g. RDS4J_RTT_OPTS, replaces that system's options for the rtt case only).
 #
-# Only 127.0.0.x addresses and ports 20000-24099 are used. Every process has its own watchdog (--timeout);
-# the script terminates whatever it started when it exits (Ctrl-C, or kill -TERM <pid of run.sh>).
+# Only 127.0.0.x addresses (and 127.0.2.x in the scale cases) and ports 20000-24099 are used. Every process has
+# its own watchdog (--timeout); the script terminates whatever it started when it exits (Ctrl-C, or
+# kill -TERM <pid of run.sh>).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -74,6 +80,18 @@ for system in $SYSTEMS; do
   case " $KNOWN_SYSTEMS " in
     *" $system "*) ;;
     *) echo "run.sh: unknown system $system (known: $KNOWN_SYSTEMS)" >&2; exit 2 ;;
+  esac
+done
+for bench in $CASES; do
+  case "$bench" in
+    rtt|tput64|tput1k|fanout) ;;
+    scale*)
+      n=${bench#scale}
+      if ! [[ "$n" =~ ^[1-9][0-9]*$ ]] || [ "$n" -gt 254 ]; then
+        echo "run.sh: unknown case $bench (scale cases: scale<N>, N peers from 1 to 254, e.g. scale16 scale64 scale200)" >&2
+        exit 2
+      fi ;;
+    *) echo "run.sh: unknown case $bench" >&2; exit 2 ;;
   esac
 done
 
@@ -236,6 +254,7 @@ run_one() {
     tput64) case_opts="--size 64"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
     tput1k) case_opts="--size 1024"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
     fanout) case_opts="--size 64 --receivers 16"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
+    scale*) case_opts="--size 64 --peers ${bench#scale}"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
     *) echo "run.sh: unknown case $bench" >&2; exit 2 ;;
   esac
   local sys_opts
@@ -261,15 +280,19 @@ run_one() {
 
   local mfile=$dir/passive.out pfile=$dir/active.out
   if [ "$measuring" = active ]; then mfile=$dir/active.out; pfile=$dir/passive.out; fi
-  local res peer peer_cpu
+  local res peer key value peer_fields=""
   res=$(grep -m1 '^RESULT ' "$mfile" 2>/dev/null | cut -c8- || true)
   peer=$(grep -m1 '^RESULT ' "$pfile" 2>/dev/null | cut -c8- || true)
-  peer_cpu=$(sed -n 's/.*"cpu_s":\([-0-9.eE+]*\).*/\1/p' <<<"$peer")
+  # the other process's CPU time and memory, as peer_<key>
+  for key in cpu_s rss_kib rss_peak_kib direct_bytes direct_count; do
+    value=$(sed -n "s/.*\"$key\":\([-0-9.eE+]*\).*/\1/p" <<<"$peer")
+    peer_fields="$peer_fields,\"peer_$key\":${value:-null}"
+  done
   if [ -z "$res" ]; then
     res="{\"system\":\"$system\",\"error\":\"no result line (see $dir)\"}"
   fi
   local line="{\"bench\":\"$bench\",\"label\":\"$label\",\"rep\":$rep,\"run\":$RUN,${res#\{}"
-  line="${line%\}},\"peer_cpu_s\":${peer_cpu:-null}}"
+  line="${line%\}}$peer_fields}"
   echo "$line" >> "$RESULTS"
   local summary
   summary=$(sed -n -e 's/.*"error":"\([^"]*\)".*/FAILED: \1/p' <<<"$line")
@@ -278,6 +301,9 @@ run_one() {
       summary=$(sed -n 's/.*"p50_us":\([0-9.]*\).*"p90_us":\([0-9.]*\).*"p99_us":\([0-9.]*\).*/p50 \1 us, p90 \2 us, p99 \3 us/p' <<<"$line")
     else
       summary=$(sed -n 's/.*"msgs_per_s":\([0-9.]*\).*"mb_per_s":\([0-9.]*\).*/\1 msgs\/s, \2 MB\/s/p' <<<"$line")
+      case "$bench" in
+        scale*) summary="$summary$(sed -n 's/.*"rss_kib":\([0-9]*\).*"peer_rss_kib":\([0-9]*\).*/, RSS sink \1 KiB, source \2 KiB/p' <<<"$line")" ;;
+      esac
     fi
   fi
   printf '[%3d/%d] rep %d %-7s %-14s %s\n' "$RUN" "$TOTAL" "$rep" "$bench" "$label" "$summary"
@@ -285,16 +311,33 @@ run_one() {
 
 # ---------------------------------------------------------------- main
 
-n_cases=$(wc -w <<<"$CASES")
-n_systems=$(wc -w <<<"$SYSTEMS")
-TOTAL=$((REPS * n_cases * n_systems))
+# supports CASE LABEL: whether a system takes part in a case (the scale cases: rds4j's rows and nio only)
+supports() {
+  case "$1" in
+    scale*) case "$2" in rds4j|rds4j-*|nio) return 0 ;; *) return 1 ;; esac ;;
+  esac
+  return 0
+}
+
+TOTAL=0
+for bench in $CASES; do
+  for system in $SYSTEMS; do
+    if supports "$bench" "$system"; then
+      TOTAL=$((TOTAL + REPS))
+    else
+      echo "run.sh: $bench: skipping $system (the scale cases are implemented for rds4j and nio only)"
+    fi
+  done
+done
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 START_TS=$(date +%s)
-echo "run.sh: $TOTAL runs ($REPS repetitions x cases [$CASES] x systems [$SYSTEMS]); results in $OUT"
+echo "run.sh: $TOTAL runs ($REPS repetitions x cases [$CASES] x systems [$SYSTEMS], less those skipped); results in $OUT"
 for rep in $(seq 1 "$REPS"); do
   for bench in $CASES; do
     for system in $SYSTEMS; do
-      run_one "$rep" "$bench" "$system"
+      if supports "$bench" "$system"; then
+        run_one "$rep" "$bench" "$system"
+      fi
     done
   done
 done

@@ -8,7 +8,15 @@ import org.agrona.concurrent.NoOpIdleStrategy;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -35,7 +43,15 @@ final class Bench
     final String role;
     /** Payload bytes per message. */
     final int size;
-    /** Receivers (sink sockets / connections / subscriptions / channels); 1 except in the fan-out case. */
+    /**
+     * Peer addresses of the scale case ({@code --peers N}, 0 otherwise): the sink binds one receiver to each of
+     * {@code <peer-net>.1} ... {@code <peer-net>.N} (default peer-net 127.0.2, so N is at most 254), all on
+     * {@code --port}, and the source sends round robin to them, so each side holds N connections.
+     */
+    final int peers;
+    /** The first three octets of the scale case's peer addresses ({@code --peer-net}, default 127.0.2). */
+    final String peerNet;
+    /** Receivers (sink sockets / connections / subscriptions / channels); 1 except in the fan-out and scale cases. */
     final int receivers;
     final long warmupNs;
     final long durationNs;
@@ -54,7 +70,17 @@ final class Bench
         this.system = system;
         this.role = role;
         this.size = args.size("size", 64);
-        this.receivers = args.integer("receivers", 1);
+        this.peers = args.integer("peers", 0);
+        this.peerNet = args.str("peer-net", "127.0.2");
+        if (peers < 0 || peers > 254)
+        {
+            throw new IllegalArgumentException("--peers must be 1..254 (one /24 of addresses): " + peers);
+        }
+        if (peers > 0 && args.str("receivers", null) != null)
+        {
+            throw new IllegalArgumentException("--peers and --receivers exclude each other");
+        }
+        this.receivers = peers > 0 ? peers : args.integer("receivers", 1);
         this.warmupNs = seconds(args.dbl("warmup", 2));
         this.durationNs = seconds(args.dbl("duration", 5));
         this.graceNs = seconds(args.dbl("grace", 2));
@@ -183,7 +209,71 @@ final class Bench
 
     Json result()
     {
-        return new Json().put("system", system).put("role", role).put("size", size).put("receivers", receivers);
+        final Json json = new Json().put("system", system).put("role", role).put("size", size).put("receivers", receivers);
+        return peers > 0 ? json.put("peers", peers) : json;
+    }
+
+    /**
+     * The address of receiver {@code i}: in the scale case {@code <peer-net>.(i+1)} on {@code port}, one address
+     * per peer; otherwise {@code server} on {@code port + i} (fan-out: consecutive ports of one address).
+     */
+    InetSocketAddress receiverAddress(final InetAddress server, final int port, final int i)
+    {
+        if (peers == 0)
+        {
+            return new InetSocketAddress(server, port + i);
+        }
+        try
+        {
+            return new InetSocketAddress(InetAddress.getByName(peerNet + "." + (i + 1)), port);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("bad --peer-net " + peerNet, ex);
+        }
+    }
+
+    /**
+     * The process's memory now: {@code rss_kib} and {@code rss_peak_kib} (VmRSS and VmHWM of
+     * /proc/self/status, KiB; absent where there is no /proc), {@code direct_bytes} and {@code direct_count}
+     * (the "direct" buffer pool: bytes in use and buffers allocated through ByteBuffer.allocateDirect).
+     */
+    static Json memory()
+    {
+        final Json json = new Json();
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.US_ASCII))
+            {
+                if (line.startsWith("VmRSS:"))
+                {
+                    json.put("rss_kib", kib(line));
+                }
+                else if (line.startsWith("VmHWM:"))
+                {
+                    json.put("rss_peak_kib", kib(line));
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            log("memory: cannot read /proc/self/status: " + ex);
+        }
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class))
+        {
+            if (pool.getName().equals("direct"))
+            {
+                json.put("direct_bytes", pool.getMemoryUsed()).put("direct_count", pool.getCount());
+            }
+        }
+        return json;
+    }
+
+    /** "VmRSS:	  123456 kB" -> 123456. */
+    private static long kib(final String statusLine)
+    {
+        final String[] parts = statusLine.trim().split("\\s+");
+        return Long.parseLong(parts[1]);
     }
 
     static void emit(final Json json)
@@ -231,6 +321,7 @@ final class Bench
             .put("mean_us", histogram.getMean() / 1e3)
             .put("secs", elapsed / 1e9)
             .put("cpu_s", cpu / 1e9)
+            .putAll(memory())
             .putAll(extra);
         log(system + " rtt: p50 " + fmt(histogram.getValueAtPercentile(50) / 1e3) + " us, p99 " +
             fmt(histogram.getValueAtPercentile(99) / 1e3) + " us over " + roundTrips + " round trips");
@@ -379,6 +470,7 @@ final class Bench
             .put("min_100ms_per_s", minTick == Double.MAX_VALUE ? null : minTick)
             .put("empty_100ms", emptyTicks)
             .put("seq_errors", counts.seqErrors())
+            .putAll(memory())
             .putAll(extra);
         log(system + " sink: " + fmt(rate) + " msgs/s, " + fmt(rate * size / 1e6) + " MB/s over " + fmt(secs) + " s" +
             (receivers > 1 ? " (per receiver " + fmt(minRate) + " .. " + fmt(maxRate) + ")" : ""));
@@ -434,7 +526,7 @@ final class Bench
         final long sent = state.sent() - sent0;
         final double secs = (t1 - t0) / 1e9;
         emit(result().put("case", "tput").put("sent", sent).put("secs", secs).put("sent_per_s", sent / secs)
-            .put("cpu_s", (cpu1 - cpu0) / 1e9).putAll(extra));
+            .put("cpu_s", (cpu1 - cpu0) / 1e9).putAll(memory()).putAll(extra));
         log(system + " source: " + fmt(sent / secs) + " msgs/s accepted");
         sleepNs(graceNs);
         state.running = false;

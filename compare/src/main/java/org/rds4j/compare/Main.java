@@ -9,7 +9,8 @@ import java.util.Arrays;
  * Systems: {@code rds4j}, {@code nio}, {@code aeron}, {@code jgroups}. Roles: {@code rtt-server} (echoes),
  * {@code rtt-client} (measures ping-pong), {@code sink} (receives and measures throughput; {@code --receivers N}
  * for fan-out), {@code source} (sends as fast as flow control allows, round robin over {@code --receivers}
- * destinations). Common options: {@code --size} (payload bytes, default 64), {@code --warmup}/{@code --duration}
+ * destinations; {@code --peers N} for the scale case, rds4j and nio only: N receivers on N addresses
+ * 127.0.2.1 ... 127.0.2.N). Common options: {@code --size} (payload bytes, default 64), {@code --warmup}/{@code --duration}
  * (seconds, default 2/5), {@code --warmup-rt}/{@code --rt} (round trips, default 20000/100000),
  * {@code --port} (first port, default 5000), {@code --server-ip}/{@code --client-ip} (127.0.0.2/127.0.0.1),
  * {@code --timeout} (seconds before the process halts itself, default 120). System options are described on
@@ -57,6 +58,11 @@ public final class Main
         final String role = command.substring(dash + 1);
         final Bench bench = new Bench(new Args(args, 1), system, role);
         Bench.log("compare: " + system + " " + role + " " + String.join(" ", Arrays.copyOfRange(args, 1, args.length)));
+        if (bench.peers > 0 && !system.equals("rds4j") && !system.equals("nio"))
+        {
+            // run.sh skips these systems in the scale cases; refuse rather than run a different case
+            throw new IllegalArgumentException("--peers (the scale case) is implemented for rds4j and nio only, not " + system);
+        }
         switch (system)
         {
             case "rds4j":

@@ -24,7 +24,10 @@ import java.nio.channels.SocketChannel;
  * channels polled in a loop that idles with {@code --idle} (default yield) when a read or write makes no
  * progress: lower latency, a core kept busy per process. The fan-out sink accepts {@code --receivers}
  * connections on consecutive ports and reads them from one thread with a {@link Selector} (block) or a loop
- * over the channels (poll).
+ * over the channels (poll). The scale case ({@code --peers N}) is the same with one listener on each of
+ * {@code 127.0.2.1} ... {@code 127.0.2.N} (one port): N connections from the one source to N peer addresses,
+ * as the rds4j source's stack holds one TCP connection to each of its N peer addresses. Each connection has its
+ * own 256 KiB send buffer and read buffer, so NIO's direct memory grows with N by design.
  */
 final class NioBench
 {
@@ -58,11 +61,11 @@ final class NioBench
         return new Json().put("io", spin ? "poll" : "block").put("app_idle", spin ? idleSpec : "kernel");
     }
 
-    private ServerSocketChannel listen(final int port) throws IOException
+    private ServerSocketChannel listen(final InetSocketAddress address) throws IOException
     {
         final ServerSocketChannel listener = ServerSocketChannel.open();
         listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        listener.bind(new InetSocketAddress(server.getAddress(), port));
+        listener.bind(address);
         return listener;
     }
 
@@ -157,7 +160,7 @@ final class NioBench
 
     void rttServer() throws Exception
     {
-        final ServerSocketChannel listener = listen(server.getPort());
+        final ServerSocketChannel listener = listen(server);
         Main.ready();
         final SocketChannel channel = listener.accept();
         configure(channel);
@@ -232,7 +235,7 @@ final class NioBench
         final ServerSocketChannel[] listeners = new ServerSocketChannel[n];
         for (int i = 0; i < n; i++)
         {
-            listeners[i] = listen(server.getPort() + i);
+            listeners[i] = listen(bench.receiverAddress(server.getAddress(), server.getPort(), i));
         }
         final Bench.Counts counts = new Bench.Counts(n);
         final Thread reader = new Thread(() ->
@@ -368,7 +371,7 @@ final class NioBench
         final SocketChannel[] channels = new SocketChannel[n];
         for (int i = 0; i < n; i++)
         {
-            channels[i] = connect(new InetSocketAddress(server.getAddress(), server.getPort() + i));
+            channels[i] = connect(bench.receiverAddress(server.getAddress(), server.getPort(), i));
         }
         final Bench.SourceState state = new Bench.SourceState();
         final Thread sender = new Thread(() ->

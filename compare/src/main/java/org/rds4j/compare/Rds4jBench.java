@@ -21,7 +21,11 @@ import java.util.TreeMap;
  * rds4j over TCP: one {@link RdsStack} per process (the server/sink stack on {@code --server-ip}, default
  * 127.0.0.2; the client/source stack on {@code --client-ip}, default 127.0.0.1; both on {@code --tcp-port}),
  * one socket per process except the fan-out sink, which binds {@code --receivers} sockets in its one stack
- * on consecutive ports (they all share the one RDS connection from the source's stack).
+ * on consecutive ports (they all share the one RDS connection from the source's stack). In the scale case
+ * ({@code --peers N}) the sink's N sockets are each bound to an address of their own, {@code 127.0.2.1} ...
+ * {@code 127.0.2.N} on {@code --port}, so the sink's stack listens on N addresses and the source's stack,
+ * sending round robin from its one socket, holds N RDS connections (one per peer address), each on its own TCP
+ * connection; the sink polls its N sockets from one thread as in fan-out.
  * <p>
  * Options: {@code --io block} (blocking send and receive: the application thread parks while it waits and
  * the agent unparks it) or {@code --io poll} (non-blocking send and {@link RdsSocket#poll}, the application
@@ -335,7 +339,7 @@ final class Rds4jBench
         final RdsSocket[] sockets = new RdsSocket[n];
         for (int i = 0; i < n; i++)
         {
-            sockets[i] = stack.openSocket().bind(new InetSocketAddress(server.getAddress(), server.getPort() + i));
+            sockets[i] = stack.openSocket().bind(bench.receiverAddress(server.getAddress(), server.getPort(), i));
         }
         final Bench.Counts counts = new Bench.Counts(n);
         final Thread thread;
@@ -451,7 +455,7 @@ final class Rds4jBench
         final InetSocketAddress[] destinations = new InetSocketAddress[n];
         for (int i = 0; i < n; i++)
         {
-            destinations[i] = new InetSocketAddress(server.getAddress(), server.getPort() + i);
+            destinations[i] = bench.receiverAddress(server.getAddress(), server.getPort(), i);
         }
         final Bench.SourceState state = new Bench.SourceState();
         final Thread sender = new Thread(() ->

@@ -19,11 +19,19 @@ import java.util.stream.Stream;
  * every peer (as shipped and tuned) and to the best of them, and writes the same tables into the docs file
  * between {@code <!-- results:begin -->} and {@code <!-- results:end -->}, headed by the meta file (date,
  * machine, command).
+ * <p>
+ * The scale cases ({@code scale16}, {@code scale64}, {@code scale200}: {@code bench} names {@code scale<N>})
+ * get their own tables, with each process's RSS and direct memory at the end of its window, and their own
+ * block in the docs file, between {@code <!-- scale-results:begin -->} and {@code <!-- scale-results:end -->}:
+ * a run of the scale cases alone leaves the default suite's block as it was, and the reverse.
  */
 final class Report
 {
     static final String BEGIN = "<!-- results:begin -->";
     static final String END = "<!-- results:end -->";
+    static final String SCALE_BEGIN = "<!-- scale-results:begin -->";
+    static final String SCALE_END = "<!-- scale-results:end -->";
+    private static final String SCALE = "scale";
     private static final String[] RDS4J = {"rds4j", "rds4j-backoff", "rds4j-invoker"};
     /** What rds4j is measured against: raw NIO (the ceiling), then each peer as shipped and tuned. */
     private static final String[] PEERS = {"nio", "aeron", "aeron-mtu64k", "aeron-invoker", "jgroups",
@@ -58,27 +66,45 @@ final class Report
         }
         final String meta = args.str("meta", null) == null ? "" :
             Files.readString(Path.of(args.str("meta", null)), StandardCharsets.UTF_8);
-        final String tables = report.tables();
-        System.out.println(tables);
+        final List<String> scaleCases = report.scaleCases();
+        // the default suite's tables unless the run holds only scale cases
+        final boolean main = scaleCases.isEmpty() || report.runs.stream().anyMatch(j -> !isScale(j.str("bench")));
+        final String tables = main ? report.tables() : "";
+        final String scaleTables = scaleCases.isEmpty() ? "" : report.scaleTables(scaleCases);
+        System.out.println(tables + (main && !scaleCases.isEmpty() ? "\n" : "") + scaleTables);
         final String docs = args.str("docs", null);
         if (docs != null)
         {
-            writeInto(Path.of(docs), meta + "\n" + tables);
-            System.err.println("report: tables written into " + docs);
+            if (main)
+            {
+                writeInto(Path.of(docs), meta + "\n" + tables, BEGIN, END);
+                System.err.println("report: tables written into " + docs);
+            }
+            if (!scaleCases.isEmpty())
+            {
+                writeInto(Path.of(docs), meta + "\n" + scaleTables, SCALE_BEGIN, SCALE_END);
+                System.err.println("report: scale tables written into " + docs);
+            }
         }
     }
 
     /** Replaces what is between the markers (appending the markers if the file lacks them). */
     static void writeInto(final Path file, final String content) throws IOException
     {
+        writeInto(file, content, BEGIN, END);
+    }
+
+    /** Replaces what is between {@code begin} and {@code end} (appending them if the file lacks them). */
+    static void writeInto(final Path file, final String content, final String begin, final String end) throws IOException
+    {
         final String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        final int b = text.indexOf(BEGIN);
-        final int e = text.indexOf(END);
-        final String block = BEGIN + "\n" + content.strip() + "\n" + END;
+        final int b = text.indexOf(begin);
+        final int e = text.indexOf(end);
+        final String block = begin + "\n" + content.strip() + "\n" + end;
         final String updated;
         if (b >= 0 && e > b)
         {
-            updated = text.substring(0, b) + block + text.substring(e + END.length());
+            updated = text.substring(0, b) + block + text.substring(e + end.length());
         }
         else
         {
@@ -362,6 +388,153 @@ final class Report
         }
         out.append("\nCPU s / s: cores kept busy on average (2.00 = both cores of this machine). Spinning idle ")
             .append("strategies count as CPU time, so these figures depend on the idle settings listed above.\n");
+    }
+
+    // ------------------------------------------------------------------ scale cases
+
+    private static boolean isScale(final String bench)
+    {
+        return bench != null && bench.startsWith(SCALE) && bench.length() > SCALE.length() &&
+            bench.substring(SCALE.length()).chars().allMatch(Character::isDigit);
+    }
+
+    private static int peersOf(final String bench)
+    {
+        return Integer.parseInt(bench.substring(SCALE.length()));
+    }
+
+    /** The scale cases present in the results, fewest peers first. */
+    private List<String> scaleCases()
+    {
+        final List<String> cases = new ArrayList<>();
+        for (final Json j : runs)
+        {
+            final String bench = j.str("bench");
+            if (isScale(bench) && !cases.contains(bench))
+            {
+                cases.add(bench);
+            }
+        }
+        cases.sort((a, b) -> Integer.compare(peersOf(a), peersOf(b)));
+        return cases;
+    }
+
+    private static final double MIB = 1024.0 * 1024.0;
+
+    /** Median MiB of a KiB field; "n/a" when no run has it. */
+    private static String kibAsMib(final List<Json> good, final String key)
+    {
+        return num(stats(good, j -> j.num(key) / 1024.0)[0]);
+    }
+
+    /** Median direct memory in MiB with the median number of direct buffers. */
+    private static String direct(final List<Json> good, final String prefix)
+    {
+        final double bytes = stats(good, j -> j.num(prefix + "direct_bytes"))[0];
+        final double count = stats(good, j -> j.num(prefix + "direct_count"))[0];
+        return Double.isNaN(bytes) ? "n/a" : num(bytes / MIB) + " (" + (Double.isNaN(count) ? "n/a" : String.valueOf(Math.round(count))) + ")";
+    }
+
+    private String scaleTables(final List<String> cases)
+    {
+        out.setLength(0);
+        out.append("Each cell: median over the runs (min–max across runs, when more than one). One sender (one ")
+            .append("socket or, for raw NIO, one thread) sends 64 B messages round robin to N peer addresses ")
+            .append("(127.0.2.1 …), all received in one process. Rates count what the receiving process got in its ")
+            .append("window. CPU: CPU time of both processes over the window, per million messages received. ")
+            .append("Memory: each process's at the end of its window: RSS (VmRSS) and the JVM's direct buffers ")
+            .append("(MiB in use, and in brackets how many), in MiB (2^20 B). Only rds4j and raw NIO run these cases.\n\n");
+        for (final String bench : cases)
+        {
+            scaleTable(bench);
+        }
+        scaleSummary(cases);
+        return out.toString();
+    }
+
+    private void scaleTable(final String bench)
+    {
+        final int peers = peersOf(bench);
+        out.append("#### Scale: one sender to ").append(peers).append(" peers (").append(bench).append(")\n\n");
+        out.append("| system | runs | msgs/s | vs NIO | CPU s per M msgs | slowest / fastest peer, msgs/s |")
+            .append(" worst 100 ms, msgs/s | empty 100 ms | seq errors | receiver RSS, MiB | sender RSS, MiB |")
+            .append(" receiver direct, MiB (buffers) | sender direct, MiB (buffers) |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        final Map<String, double[]> medians = new LinkedHashMap<>();
+        for (final String system : SYSTEMS)
+        {
+            medians.put(system, stats(ok(runs(bench, system), "msgs_per_s"), j -> j.num("msgs_per_s")));
+        }
+        final double[] nio = medians.get("nio");
+        for (final String system : SYSTEMS)
+        {
+            final List<Json> list = runs(bench, system);
+            if (list.isEmpty())
+            {
+                continue;
+            }
+            final List<Json> good = ok(list, "msgs_per_s");
+            final int n = good.size();
+            out.append("| ").append(LABELS.get(system)).append(" | ").append(n)
+                .append(n < list.size() ? " of " + list.size() : "")
+                .append(" | ").append(cell(medians.get(system), n))
+                .append(" | ").append(ratio(medians.get(system)[0], nio[0]))
+                .append(" | ").append(cell(stats(good, Report::cpuPerMillion), n))
+                .append(" | ").append(num(stats(good, j -> j.num("rx_min_per_s"))[0])).append(" / ")
+                .append(num(stats(good, j -> j.num("rx_max_per_s"))[0]))
+                .append(" | ").append(num(stats(good, j -> j.num("min_100ms_per_s"))[1]))
+                .append(" | ").append((long)sum(good, "empty_100ms"))
+                .append(" | ").append((long)sum(good, "seq_errors"))
+                .append(" | ").append(kibAsMib(good, "rss_kib"))
+                .append(" | ").append(kibAsMib(good, "peer_rss_kib"))
+                .append(" | ").append(direct(good, ""))
+                .append(" | ").append(direct(good, "peer_")).append(" |\n");
+        }
+        out.append('\n');
+        final Map<String, Double> rates = new LinkedHashMap<>();
+        medians.forEach((system, s) -> rates.put(system, s[0]));
+        ratioTable("msgs/s", rates, false);
+    }
+
+    /**
+     * Per system, each scale case's rate and CPU per message over the case with the fewest peers, with both
+     * processes' RSS: whether the cost per message and the memory stay flat as the peer count grows.
+     */
+    private void scaleSummary(final List<String> cases)
+    {
+        if (cases.size() < 2)
+        {
+            return;
+        }
+        final String base = cases.get(0);
+        out.append("#### Scale: cost and memory against ").append(peersOf(base)).append(" peers\n\n");
+        out.append("| system | peers | msgs/s | vs ").append(peersOf(base)).append(" peers | CPU s per M msgs | vs ")
+            .append(peersOf(base)).append(" peers | receiver RSS, MiB | sender RSS, MiB |\n");
+        out.append("|---|---|---|---|---|---|---|---|\n");
+        for (final String system : SYSTEMS)
+        {
+            final List<Json> baseRuns = ok(runs(base, system), "msgs_per_s");
+            final double baseRate = stats(baseRuns, j -> j.num("msgs_per_s"))[0];
+            final double baseCpu = stats(baseRuns, Report::cpuPerMillion)[0];
+            for (final String bench : cases)
+            {
+                final List<Json> list = runs(bench, system);
+                if (list.isEmpty())
+                {
+                    continue;
+                }
+                final List<Json> good = ok(list, "msgs_per_s");
+                final double rate = stats(good, j -> j.num("msgs_per_s"))[0];
+                final double cpu = stats(good, Report::cpuPerMillion)[0];
+                out.append("| ").append(LABELS.get(system)).append(" | ").append(peersOf(bench))
+                    .append(" | ").append(num(rate)).append(" | ").append(ratio(rate, baseRate))
+                    .append(" | ").append(num(cpu)).append(" | ").append(ratio(cpu, baseCpu))
+                    .append(" | ").append(kibAsMib(good, "rss_kib"))
+                    .append(" | ").append(kibAsMib(good, "peer_rss_kib")).append(" |\n");
+            }
+        }
+        out.append("\nvs ").append(peersOf(base)).append(" peers: the median over the same system's median with ")
+            .append(peersOf(base)).append(" peers (msgs/s: below 1 is slower; CPU per message: above 1 costs more).\n");
     }
 
     private static double sum(final List<Json> list, final String key)
