@@ -28,8 +28,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class StackAgent implements Agent, IdleBounds, PathHost
 {
-    private static final int MESSAGES_PER_SOCKET_PER_CYCLE = 256;
-
     private final RdsStackConfig config;
     private final StackCounters counters;
     private final MessagePool pool;
@@ -159,7 +157,10 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         final int firstSocket = socketRotation.first(socketCount);
         for (int turn = 0; turn < socketCount; turn++)
         {
-            work += drainSocket(sockets.get(Rotation.index(firstSocket, turn, socketCount)), MESSAGES_PER_SOCKET_PER_CYCLE);
+            // a whole queue's worth: the more of a socket's messages each connection gets per cycle, the more of
+            // them one write carries (a socket sending round robin to 200 peers got about one per write with 256)
+            final RdsSocketImpl socket = sockets.get(Rotation.index(firstSocket, turn, socketCount));
+            work += drainSocket(socket, socket.outbound.capacity());
         }
         // write before reading: what the application just queued leaves without waiting for this cycle's reads
         final int connectionCount = connections.size();
