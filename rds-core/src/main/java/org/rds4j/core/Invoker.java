@@ -178,13 +178,17 @@ final class Invoker
 
     /**
      * Any thread has handed the stack work (a message, a command) and woken the leader through the
-     * {@link WakeSignal}: an agent thread standing by or asleep takes over at once if no application thread
-     * is waiting. Once per wake-up of the agent thread however many hand-offs.
+     * {@link WakeSignal}. An agent thread standing by takes over at once if no application thread is waiting in
+     * a call; while one is, that thread leads and does the work, and a dormant agent thread is left asleep (it
+     * takes the work over when the last waiting call ends). Once per wake-up of the agent thread however many
+     * hand-offs: a thread streaming sends while another is blocked in {@code receive} pays no system call per
+     * message.
      */
     void handOver()
     {
         final Thread thread = agentThread;
-        if (thread != null && agentState != AGENT_LEADING && handedOver.compareAndSet(false, true))
+        if (thread != null && agentState != AGENT_LEADING && !handedOver.get() && handedOver.compareAndSet(false, true) &&
+            waitingCalls.get() == 0)
         {
             LockSupport.unpark(thread);
         }

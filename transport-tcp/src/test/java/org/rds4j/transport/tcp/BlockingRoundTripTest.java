@@ -6,6 +6,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.TestStacks;
 import org.rds4j.core.test.ThreadMeter;
+import org.rds4j.core.test.ThreadWakeUps;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -28,6 +29,7 @@ class BlockingRoundTripTest
     private static final int TCP_PORT = 27930;
     private static final int WARM_UP = 2_000;
     private static final int ROUND_TRIPS = 5_000;
+    private static final int STREAM = 200_000;
     /**
      * Of the run's wall time, the most the two agents' CPU time may be: they wake every millisecond to see
      * whether the application still drives the stack, and otherwise sleep (about 1 % measured here).
@@ -85,6 +87,67 @@ class BlockingRoundTripTest
             ROUND_TRIPS, tookNs / 1_000_000, 100 * agentShare);
         System.out.println(figures);
         assertTrue(agentShare < MAX_AGENT_CPU_SHARE, figures);
+    }
+
+    /**
+     * While a thread waits in {@code receive}, it drives the stack and the agent sleeps: messages another thread
+     * streams meanwhile are written by the waiting thread (woken through the selector when it idles there), and
+     * the sleeping agent is not woken for each of them only to find that thread leading.
+     */
+    @Test
+    void aStreamSentWhileAThreadWaitsInReceiveLeavesTheAgentAsleep() throws Exception
+    {
+        final RdsStack sender = stacks.open("rtc");
+        final RdsStack sink = stacks.open("rtd");
+        final RdsSocket waiting = sender.openSocket().bind(new InetSocketAddress("127.0.48.3", 4000));
+        final RdsSocket tx = sender.openSocket().bind(new InetSocketAddress("127.0.48.3", 4001));
+        final RdsSocket rx = sink.openSocket().bind(new InetSocketAddress("127.0.48.4", 4000));
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                waiting.receive(ByteBuffer.allocate(8)); // nothing comes: it waits until the socket closes
+            }
+            catch (final Exception ignored)
+            {
+                // closed at the end of the test
+            }
+        }, "rt-waiter");
+        waiter.start();
+        final Thread drain = new Thread(() ->
+        {
+            final ByteBuffer in = ByteBuffer.allocate(64);
+            try
+            {
+                for (int i = 0; i < WARM_UP + STREAM; i++)
+                {
+                    rx.receive(in.clear());
+                }
+            }
+            catch (final Exception ignored)
+            {
+                // closed at the end of the test
+            }
+        }, "rt-drain");
+        drain.start();
+        final ByteBuffer payload = ByteBuffer.allocateDirect(64);
+        for (int i = 0; i < WARM_UP; i++)
+        {
+            assertEquals(64, tx.send(payload.clear(), rx.localAddress()));
+        }
+        final ThreadWakeUps agent = ThreadWakeUps.of("rds4j-agent-rtc");
+        final long before = agent.count();
+        for (int i = 0; i < STREAM; i++)
+        {
+            assertEquals(64, tx.send(payload.clear(), rx.localAddress()));
+        }
+        final long wakeUps = agent.count() - before;
+        drain.join(10_000);
+        waiting.close();
+        waiter.join(10_000);
+        System.out.println(STREAM + " messages streamed while a thread waited in receive: the agent woke " + wakeUps +
+            " times");
+        assertTrue(wakeUps < STREAM / 100, wakeUps + " agent wake-ups for " + STREAM + " messages");
     }
 
     private static void roundTrips(
