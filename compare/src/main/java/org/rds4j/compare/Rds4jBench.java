@@ -3,6 +3,7 @@ package org.rds4j.compare;
 import org.agrona.concurrent.IdleStrategy;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsOptions;
+import org.rds4j.RdsClaim;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
@@ -32,7 +33,9 @@ import java.util.TreeMap;
  * thread idling with {@code --idle}; the fan-out sink always polls its sockets from one thread this way, as
  * no call waits on several sockets); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
  * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers;
- * {@code --tcp-send-ring} overrides the 2 MiB zero-copy send ring of each TCP connection (0: copy every write).
+ * {@code --tcp-send-ring} overrides the 2 MiB zero-copy send ring of each TCP connection (0: copy every write);
+ * {@code --claim} makes the source write each message in place with {@link RdsSocket#tryClaim} and commit it
+ * (never waiting: a refusal idles with {@code --idle}, as a non-blocking send's does) instead of sending a copy.
  * <p>
  * {@code --threading invoker} opens the stacks with {@link Threading#INVOKER}: no agent thread. Every polling
  * loop then calls {@link RdsStack#invoke()} next to its sends and polls and idles with {@code --idle} only when
@@ -49,6 +52,8 @@ final class Rds4jBench
     private final String appIdle;
     private final boolean invoker;
     private final int invokeBatch;
+    /** --claim: the source writes each message in place ({@link RdsSocket#tryClaim}) instead of sending a copy. */
+    private final boolean claims;
     private final InetSocketAddress server;
     private final InetSocketAddress client;
 
@@ -66,6 +71,7 @@ final class Rds4jBench
         }
         this.invoker = threading.equals("invoker");
         this.invokeBatch = args.integer("invoke-batch", 256);
+        this.claims = args.flag("claim");
         final int port = args.integer("port", 5000);
         this.server = new InetSocketAddress(args.str("server-ip", "127.0.0.2"), port);
         this.client = new InetSocketAddress(args.str("client-ip", "127.0.0.1"), port);
@@ -129,6 +135,32 @@ final class Rds4jBench
      * Sends, retrying a full buffer or congested port until accepted or {@code running} goes false; in invoker
      * mode each retry first runs a duty cycle of {@code stack}, which is what frees the buffer.
      */
+    /**
+     * --claim: the message written in place with {@link RdsSocket#tryClaim} and committed; refusals idle as
+     * {@link #sendNonBlocking} does.
+     */
+    private int claimAndCommit(final RdsStack stack, final RdsSocket socket, final RdsClaim claim, final long seq,
+        final InetSocketAddress dest, final IdleStrategy idle, final Bench.SourceState state) throws IOException
+    {
+        int r;
+        idle.reset();
+        while ((r = socket.tryClaim(bench.size, dest, claim)) < 0)
+        {
+            if (r != RdsResult.EAGAIN && r != RdsResult.ENOBUFS)
+            {
+                throw new IOException("claim failed: " + RdsResult.name(r));
+            }
+            if (!state.running)
+            {
+                return r;
+            }
+            idle.idle(invoke(stack));
+        }
+        claim.buffer().putLong(claim.offset(), seq);
+        claim.commit();
+        return r;
+    }
+
     private int sendNonBlocking(final RdsStack stack, final RdsSocket socket, final ByteBuffer src,
         final InetSocketAddress dest, final IdleStrategy idle, final Bench.SourceState state) throws IOException
     {
@@ -463,6 +495,7 @@ final class Rds4jBench
             final ByteBuffer out = ByteBuffer.allocateDirect(bench.size);
             final long[] seq = new long[n];
             final IdleStrategy idle = Bench.idle(appIdle);
+            final RdsClaim claim = new RdsClaim();
             try
             {
                 if (io.equals("block"))
@@ -478,8 +511,9 @@ final class Rds4jBench
                 while (state.running)
                 {
                     out.clear().putLong(0, seq[d]);
-                    final int r = io.equals("block") ? socket.send(out, destinations[d])
-                        : sendNonBlocking(stack, socket, out, destinations[d], idle, state);
+                    final int r = claims ? claimAndCommit(stack, socket, claim, seq[d], destinations[d], idle, state) :
+                        io.equals("block") ? socket.send(out, destinations[d]) :
+                        sendNonBlocking(stack, socket, out, destinations[d], idle, state);
                     if (r >= 0)
                     {
                         if (invoker && ++burst >= invokeBatch)

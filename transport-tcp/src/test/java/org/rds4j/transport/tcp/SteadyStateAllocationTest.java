@@ -1,6 +1,7 @@
 package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.Test;
+import org.rds4j.RdsClaim;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
@@ -91,6 +92,16 @@ class SteadyStateAllocationTest
                 assertTrue(allocatedMeasuring <= MAGAZINE_MAX_MESSAGES, size + " B: the sender allocated " +
                     allocatedMeasuring + " messages in " + MESSAGES + " after a full window had been recycled");
                 assertTrue(heapPerMessage < MAX_HEAP_BYTES_PER_MESSAGE, figures);
+                // and the zero-copy path: claim, write in place, commit
+                stream.claim(MESSAGES / 5);
+                final ThreadMeter.AllocationStart claimStart = threads.startAllocation();
+                stream.claim(MESSAGES);
+                final long[] claimHeap = threads.allocatedSince(claimStart);
+                final double claimHeapPerMessage = Arrays.stream(claimHeap).sum() / (double)MESSAGES;
+                final String claimFigures = String.format("%d B claimed messages: %.4f heap bytes allocated per " +
+                    "message by %s (bytes: %s)", size, claimHeapPerMessage, threads, Arrays.toString(claimHeap));
+                System.out.println(claimFigures);
+                assertTrue(claimHeapPerMessage < MAX_HEAP_BYTES_PER_MESSAGE, claimFigures);
                 Await.until(() -> tx.sendQueuedBytes() == 0, "all acked");
             }
         }
@@ -103,6 +114,7 @@ class SteadyStateAllocationTest
         private final RdsSocket rx;
         private final ByteBuffer payload;
         private final RdsMessageHandler handler;
+        private final RdsClaim claim = new RdsClaim();
         private long sent;
         private long received;
 
@@ -180,6 +192,26 @@ class SteadyStateAllocationTest
                     rx.poll(handler, 1024);
                     payload.clear();
                 }
+                sent++;
+                rx.poll(handler, 16);
+            }
+            drain();
+        }
+
+        /** As {@link #send}, through {@link RdsSocket#tryClaim}: each payload written in place and committed. */
+        void claim(final long count) throws IOException
+        {
+            final int size = payload.capacity();
+            for (long i = 0; i < count; i++)
+            {
+                int result;
+                while ((result = tx.tryClaim(size, rx.localAddress(), claim)) < 0)
+                {
+                    assertTrue(result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS, RdsResult.name(result));
+                    rx.poll(handler, 1024);
+                }
+                claim.buffer().putLong(claim.offset(), i);
+                claim.commit();
                 sent++;
                 rx.poll(handler, 16);
             }
