@@ -325,12 +325,7 @@ final class Report
             .append(fanout ? " slowest / fastest receiver, msgs/s |" : "")
             .append(" worst 100 ms, msgs/s | empty 100 ms | seq errors |\n");
         out.append("|---|---|---|---|---|---|").append(fanout ? "---|" : "").append("---|---|---|\n");
-        final Map<String, double[]> medians = new LinkedHashMap<>();
-        for (final String system : SYSTEMS)
-        {
-            final List<Json> good = ok(runs(bench, system), "msgs_per_s");
-            medians.put(system, stats(good, j -> j.num("msgs_per_s")));
-        }
+        final Map<String, double[]> medians = rates(bench);
         final double[] nio = medians.get("nio");
         for (final String system : SYSTEMS)
         {
@@ -341,9 +336,7 @@ final class Report
             }
             final List<Json> good = ok(list, "msgs_per_s");
             final int n = good.size();
-            out.append("| ").append(LABELS.get(system)).append(" | ").append(n)
-                .append(n < list.size() ? " of " + list.size() : "")
-                .append(" | ").append(cell(medians.get(system), n))
+            rowStart(out, system, list.size(), n, medians.get(system))
                 .append(" | ").append(cell(stats(good, j -> j.num("mb_per_s")), n))
                 .append(" | ").append(ratio(medians.get(system)[0], nio[0]))
                 .append(" | ").append(cell(stats(good, Report::cpuPerMillion), n)).append(" |");
@@ -460,11 +453,7 @@ final class Report
             .append(" worst 100 ms, msgs/s | empty 100 ms | seq errors | receiver RSS, MiB | sender RSS, MiB |")
             .append(" receiver direct, MiB (buffers) | sender direct, MiB (buffers) |\n");
         out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        final Map<String, double[]> medians = new LinkedHashMap<>();
-        for (final String system : SYSTEMS)
-        {
-            medians.put(system, stats(ok(runs(bench, system), "msgs_per_s"), j -> j.num("msgs_per_s")));
-        }
+        final Map<String, double[]> medians = rates(bench);
         final double[] nio = medians.get("nio");
         for (final String system : SYSTEMS)
         {
@@ -475,9 +464,7 @@ final class Report
             }
             final List<Json> good = ok(list, "msgs_per_s");
             final int n = good.size();
-            out.append("| ").append(LABELS.get(system)).append(" | ").append(n)
-                .append(n < list.size() ? " of " + list.size() : "")
-                .append(" | ").append(cell(medians.get(system), n))
+            rowStart(out, system, list.size(), n, medians.get(system))
                 .append(" | ").append(ratio(medians.get(system)[0], nio[0]))
                 .append(" | ").append(cell(stats(good, Report::cpuPerMillion), n))
                 .append(" | ").append(num(stats(good, j -> j.num("rx_min_per_s"))[0])).append(" / ")
@@ -540,5 +527,25 @@ final class Report
     private static double sum(final List<Json> list, final String key)
     {
         return list.stream().mapToDouble(j -> j.num(key)).filter(d -> !Double.isNaN(d)).sum();
+    }
+
+    /** @return each system's median rate (and range) over its good runs of a case, in {@link #SYSTEMS} order. */
+    private Map<String, double[]> rates(final String bench)
+    {
+        final Map<String, double[]> medians = new LinkedHashMap<>();
+        for (final String system : SYSTEMS)
+        {
+            medians.put(system, stats(ok(runs(bench, system), "msgs_per_s"), j -> j.num("msgs_per_s")));
+        }
+        return medians;
+    }
+
+    /** Starts a throughput row: the system, its good runs (of all, if some failed) and its median rate. */
+    private static StringBuilder rowStart(
+        final StringBuilder out, final String system, final int runs, final int good, final double[] rate)
+    {
+        return out.append("| ").append(LABELS.get(system)).append(" | ").append(good)
+            .append(good < runs ? " of " + runs : "")
+            .append(" | ").append(cell(rate, good));
     }
 }
