@@ -141,8 +141,12 @@ final class Invoker
         finally
         {
             release();
-            // a waiting thread that found this cycle running parked as a follower: one of them leads now
-            followers.wakeOne();
+            if (agentMode)
+            {
+                // a waiting thread that found this cycle running parked as a follower until woken: it leads now
+                // (in INVOKER mode it comes back by itself within FOLLOWER_PARK_NS)
+                followers.wakeOne();
+            }
         }
     }
 
@@ -205,7 +209,8 @@ final class Invoker
         final AgentTurns turns = new AgentTurns();
         while (!closed)
         {
-            switch (turns.next(waitingCalls.get(), endedCalls.get(), handedOver.getAndSet(false)))
+            // read before it is cleared, so that a duty cycle that found nothing handed over costs no atomic write
+            switch (turns.next(waitingCalls.get(), endedCalls.get(), handedOver.get() && handedOver.getAndSet(false)))
             {
                 case LEAD:
                     agentState = AGENT_LEADING;
