@@ -31,10 +31,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * options ({@link SocketOptions}), the receive side ({@link ReceiveQueue}), the send side of congestion
  * ({@link Congestion.Sender}) and the agent's own state ({@link SocketAgentState}).
  * <p>
- * A call that waits registers in {@link Waiters} and calls {@link AgentCalls#await}, which runs the agent's duty
- * cycle on the waiting thread (or parks briefly while another thread runs it), in both threading modes. A
- * blocking send that queues at once runs one duty cycle if no other thread is running one. Non-blocking calls
- * never run a duty cycle.
+ * A receive that waits registers in {@link Waiters} and calls {@link AgentCalls#await}, which runs the agent's
+ * duty cycle on the waiting thread (or parks while another thread runs it), in both threading modes; a send
+ * waiting for room calls {@link AgentCalls#awaitRoom}, which does the same in INVOKER mode and parks until the
+ * agent frees room in AGENT mode. A blocking send that queues at once may run one duty cycle
+ * ({@link AgentCalls#afterBlockingSend}). Non-blocking calls never run a duty cycle.
  */
 final class RdsSocketImpl implements RdsSocket, Congestion.Member
 {
