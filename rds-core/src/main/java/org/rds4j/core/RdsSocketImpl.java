@@ -356,9 +356,14 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         @Override
         public void commit(final Object token)
         {
-            final Message message = (Message)token;
-            outbound.offer(message); // never full: reserve took a slot
-            // a message committed after close is dropped by the agent with the rest of the socket's queue
+            if (!open)
+            {
+                // the agent has forgotten the socket and will not take its queue again: drop it as close drops
+                // what was queued
+                abort(token);
+                return;
+            }
+            outbound.offer((Message)token); // never full: reserve took a slot
             stack.wakeAgent();
         }
 

@@ -136,6 +136,19 @@ class ClaimTest
     }
 
     @Test
+    void aClaimCommittedAfterCloseIsDroppedAndFreesItsRoom() throws Exception
+    {
+        final RdsSocket a = socket("late-a", A_IP, 4005);
+        final RdsSocket b = socket("late-b", B_IP, 4005);
+        final RdsClaim claim = new RdsClaim();
+        assertEquals(100, a.tryClaim(100, b.localAddress(), claim));
+        a.close();
+        claim.commit();
+        assertFalse(claim.isClaimed());
+        assertEquals(0, a.sendQueuedBytes(), "dropped as close drops what was queued, not left counted");
+    }
+
+    @Test
     void outstandingClaimsHoldPlacesInTheHandOffQueueSoACommitNeverFails() throws Exception
     {
         final RdsStack stack = stacks.open(stacks.config("slots").toBuilder().socketQueueCapacity(64).build());
