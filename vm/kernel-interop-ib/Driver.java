@@ -240,7 +240,8 @@ public final class Driver
                 if (!peer.equals(sender) || !java.util.Arrays.equals(want, have))
                 {
                     System.out.println("FAIL kernel->rds4j stream: message " + i + ": " + have.length + " bytes from " +
-                        sender + ", expected " + want.length + " from " + peer);
+                        sender + ", expected " + want.length + " from " + peer + "; it is the source's message " +
+                        indexOf(have, tag, count, sizes) + "; rds4j counters: " + dropCounters(stack));
                     return 1;
                 }
                 bytes += have.length;
@@ -252,6 +253,33 @@ public final class Driver
             awaitDoneFile();
         }
         return 0;
+    }
+
+    /** @return which of the source's messages these bytes are, -1 if none (the check failed: say what came). */
+    static int indexOf(final byte[] have, final int tag, final int count, final int[] sizes)
+    {
+        for (int j = 0; j < count; j++)
+        {
+            if (java.util.Arrays.equals(have, payload(tag, j, sizes[j % sizes.length])))
+            {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    /** The receive-side counters that tell where a missing message went. */
+    static String dropCounters(final RdsStack stack)
+    {
+        final StringBuilder text = new StringBuilder();
+        stack.counters().forEach((name, value) ->
+        {
+            if (name.startsWith("recv_") || name.startsWith("conn_") || name.startsWith("ib_"))
+            {
+                text.append(name).append(' ').append(value).append(", ");
+            }
+        });
+        return text.toString();
     }
 
     /** An idle connection: one echo, silence, one echo. */

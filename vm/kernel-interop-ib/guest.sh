@@ -100,11 +100,13 @@ for FC in $FCS; do
     65536,4096,100,0,1048576 > "$DIR/ksink$S.log" 2>&1 &
   KSINK=$!
   for i in $(seq 1 300); do grep -q "bound to" "$DIR/ksink$S.log" && break; sleep 0.2; done
-  timeout 240 $PEER source $K 7300 $R 6300 43 300 65536,4096,100,0,1048576 || { echo "FAIL kernel->rds4j stream$S: the kernel source failed"; rc=1; }
+  timeout 240 $PEER source $K 7300 $R 6300 43 300 65536,4096,100,0,1048576 > "$DIR/ksource$S.log" 2>&1; krc=$?
+  cat "$DIR/ksource$S.log"
+  [ $krc -eq 0 ] || { echo "FAIL kernel->rds4j stream$S: the kernel source failed (exit $krc, 124: timed out): $(tail -3 "$DIR/ksource$S.log")"; rc=1; }
   touch "$DIR/ksink.done"
   wait $KSINK || rc=1
   grep -E "^(PASS|FAIL)" "$DIR/ksink$S.log"
-  grep -q "^PASS" "$DIR/ksink$S.log" || { echo "FAIL kernel->rds4j stream$S: the rds4j sink did not pass: $(grep -v TRACE "$DIR/ksink$S.log" | tail -2)"; rc=1; }
+  grep -q "^PASS" "$DIR/ksink$S.log" || { echo "FAIL kernel->rds4j stream$S: the rds4j sink did not pass: $(grep -v TRACE "$DIR/ksink$S.log" | tail -12)"; rc=1; }
   fi
   # 6. an idle connection stays up: rds4j's heartbeats (empty ACK_REQUIRED messages from port 1 to port 1) get kernel acks
   $PEER echo $K 7400 40 > "$DIR/kidle$S.log" 2>&1 &

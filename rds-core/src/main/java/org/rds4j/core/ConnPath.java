@@ -179,7 +179,7 @@ final class ConnPath implements ConnectionPath
         final boolean handshaking = handshake.onPathUp(newPath, transport.startsWithHandshake());
         sender.onPathUp(handshaking);
         // an ack may have been lost with the old connection: repeat it at once
-        acks.onPathUp(host.cycle());
+        acks.onPathUp(host.cycle(), handshake.kind() != PeerKind.KERNEL_WITHOUT_PROBES);
         if (!handshaking)
         {
             transition(ConnectionState.HANDSHAKE, ConnectionState.UP);

@@ -8,11 +8,14 @@ import org.rds4j.core.wire.RdsHeader;
  * sent, and when the next ack is due.
  * <p>
  * A frame is dropped only when it is RETRANSMITTED and its sequence is below the next expected one, or when it
- * is RETRANSMITTED and arrives on the first transport connection of this stack's life with the peer: a peer
- * retransmits only what it sent on an earlier connection, and this stack had none with it, so the frame was
- * meant for an earlier process at this address (a kernel peer resends its unacked messages before it has seen
- * the new generation). Every other frame is taken and sets the next expected sequence after it (gaps are
- * taken: a sender's cancelled messages leave holes).
+ * is RETRANSMITTED and arrives on the first transport connection of this stack's life with a peer that learns
+ * generations: a peer retransmits only what it sent on an earlier connection, and this stack had none with it,
+ * so the frame was meant for an earlier process at this address (a kernel peer over TCP resends its unacked
+ * messages before it has seen the new generation, and flushes the rest once it has). A peer that never learns
+ * a generation (kernel RDS over IB) never flushes: what it resends is delivered, as a restarted kernel node
+ * would deliver it; among it may be messages sent after this process bound its port, into a connection the
+ * peer had not yet seen die. Every other frame is taken and sets the next expected sequence after it (gaps
+ * are taken: a sender's cancelled messages leave holes).
  * <p>
  * An ack is due when the peer asked for one (even a repeat: its retransmission shows it missed ours), from the
  * duty cycle after the one that received the request, or when a received message has waited {@code ackDelay}
@@ -24,7 +27,10 @@ final class ReceiveAcks
 {
     private final long ackDelayNs;
     private final StackCounters counters;
-    /** The first transport connection of this stack's life with the peer is up, or not yet made. */
+    /**
+     * The first transport connection of this stack's life with the peer is up, or not yet made, and the peer
+     * learns generations: its retransmissions were meant for an earlier process.
+     */
     private boolean firstSession = true;
     /** Written by the agent, read by the info snapshot and {@code connectionInfos}. */
     private volatile long nextRxSequence;
@@ -129,10 +135,17 @@ final class ReceiveAcks
     /**
      * A new transport connection came up: an ack may have been lost with the old one, so repeat it at once.
      *
-     * @param cycle the duty cycle.
+     * @param cycle                the duty cycle.
+     * @param peerLearnsGeneration the peer is told this process's generation (a handshake), so it flushes what
+     *                             it sent to an earlier process; false for one that is not, whose
+     *                             retransmissions are all delivered.
      */
-    void onPathUp(final long cycle)
+    void onPathUp(final long cycle, final boolean peerLearnsGeneration)
     {
+        if (!peerLearnsGeneration)
+        {
+            firstSession = false;
+        }
         urgent = ackValue() > 0;
         urgentCycle = cycle - 1;
     }

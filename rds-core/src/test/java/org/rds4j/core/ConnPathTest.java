@@ -245,6 +245,19 @@ class ConnPathTest
     }
 
     @Test
+    void aKernelPeerWithoutProbesHasItsFirstSessionRetransmissionsDelivered()
+    {
+        final FakeTransportPath wire = new FakeTransportPath(path);
+        wire.peerIsKernel = true;
+        connect(wire);
+        // kernel RDS over IB resent what it had sent into a connection to this address's previous process
+        receive(5, 0, 5, 9, FLAG_RETRANSMITTED, 0);
+        assertEquals(6, path.acks().nextRxSequence(), "taken: the peer never learns a generation, never flushes");
+        receive(5, 0, 5, 9, FLAG_RETRANSMITTED, 0);
+        assertCounters("recv_drop_stale", 0, "recv_drop_old_seq", 1, "recv_drop_no_sock", 1);
+    }
+
+    @Test
     void aSilentPeerIsDroppedAtTheHeartbeatTimeout()
     {
         final FakeTransportPath wire = bringUp();

@@ -60,6 +60,17 @@ class ReceiveAcksTest
     }
 
     @Test
+    void retransmissionsFromAPeerThatNeverLearnsAGenerationAreTakenOnTheFirstSession()
+    {
+        acks.onPathUp(1, false);
+        assertTrue(acks.accept(5, FLAG_RETRANSMITTED, 0, 1), "a kernel peer over IB resends to a new process");
+        assertEquals(6, acks.nextRxSequence());
+        assertFalse(acks.accept(5, FLAG_RETRANSMITTED, 0, 1), "a repeat is still old");
+        assertEquals(0, counters.recvDropStale.get());
+        assertEquals(1, counters.recvDropOldSeq.get());
+    }
+
+    @Test
     void loopbackAcksEverythingAtOnce()
     {
         acks.accept(2, FLAG_ACK_REQUIRED, 0, 1);
@@ -73,7 +84,7 @@ class ReceiveAcksTest
         acks.accept(3, 0, 0, 1);
         acks.ackSent(3);
         assertFalse(acks.isAckDue(0, 10));
-        acks.onPathUp(10);
+        acks.onPathUp(10, true);
         assertTrue(acks.isAckDue(0, 10));
         assertEquals(3, acks.ackValue());
         assertEquals(4, acks.nextRxSequence());
