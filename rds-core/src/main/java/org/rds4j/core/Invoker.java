@@ -25,15 +25,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * backoff waits in the TCP selector, which only one thread can use at a time, and which application threads
  * handing the stack work wake through the {@link WakeSignal}). A waiting thread that finds another leading
  * is a follower: it parks until woken by what it waits for (its socket's waiters, a command's completion),
- * by a leader whose wait has ended ({@link #endCall()}), by the agent thread stepping aside, or for at most
- * {@link #FOLLOWER_PARK_NS}, and then tries again. Followers are not woken between a leader's duty cycles: the
- * leader's cycles are what they wait for, and waking them on every cycle would cost a system call per cycle.
+ * by a leader whose wait has ended ({@link #endCall()}), by the agent thread stepping aside, or by a thread
+ * that ran a single duty cycle ({@link #invoke()}, {@link #tryInvoke()}), and then tries again. So whoever lets
+ * the duty cycle go for good wakes one follower, and a follower never needs to come back by itself. Followers
+ * are not woken between a leader's duty cycles: the leader's cycles are what they wait for, and waking them on
+ * every cycle would cost a system call per cycle.
  * The agent's data structures, queues and wake-ups are the same whoever runs the duty cycle.
  */
 final class Invoker
 {
-    /** Longest a follower parks before it tries to lead again. */
-    static final long FOLLOWER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long a thread that finds the stack closed parks before it looks again. */
+    private static final long CLOSED_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** AGENT mode: how long the agent thread stands by after an application thread's blocking call ended. */
     static final long STAND_BY_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -108,6 +110,8 @@ final class Invoker
         finally
         {
             release();
+            // a waiting thread that found this cycle running parked as a follower until woken: it leads now
+            followers.wakeOne();
         }
     }
 
@@ -141,12 +145,8 @@ final class Invoker
         finally
         {
             release();
-            if (agentMode)
-            {
-                // a waiting thread that found this cycle running parked as a follower until woken: it leads now
-                // (in INVOKER mode it comes back by itself within FOLLOWER_PARK_NS)
-                followers.wakeOne();
-            }
+            // a waiting thread that found this cycle running parked as a follower until woken: it leads now
+            followers.wakeOne();
         }
     }
 
@@ -263,9 +263,8 @@ final class Invoker
         {
             return RdsResult.EINTR;
         }
-        // with an agent thread there is always a leader to wake a follower (see endCall, tryInvoke, stepAside);
-        // without one, a follower must come back to lead if the leader's call ends without a follower to wake
-        long parkNs = agentMode ? Long.MAX_VALUE : FOLLOWER_PARK_NS;
+        // whoever holds the duty cycle wakes a follower when it lets it go (endCall, invoke, tryInvoke, stepAside)
+        long parkNs = Long.MAX_VALUE;
         if (timeoutNs != 0)
         {
             // the caller's timeout is the application's, on System.nanoTime, not on the stack's clock
@@ -320,7 +319,7 @@ final class Invoker
             if (closed)
             {
                 // nothing will change any more: do not spin while the caller finds out its socket is closed
-                LockSupport.parkNanos(this, FOLLOWER_PARK_NS);
+                LockSupport.parkNanos(this, CLOSED_PARK_NS);
                 return true;
             }
             final int work = doWork();

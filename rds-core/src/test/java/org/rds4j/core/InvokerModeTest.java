@@ -12,6 +12,7 @@ import org.rds4j.Threading;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.MemoryStacks;
 import org.rds4j.core.test.StackFixture;
+import org.rds4j.core.test.ThreadWakeUps;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -429,6 +430,72 @@ public class InvokerModeTest
             () -> "received " + received[0] + " and " + received[1] + "; " + failure.get());
         join(threads[0], failure);
         join(threads[1], failure);
+    }
+
+    /**
+     * Threads blocked on an idle INVOKER stack: one leads (idling in the stack's wait), the others park until
+     * woken. A follower that came back every millisecond to try to lead would wake a thousand times a second.
+     */
+    @Test
+    void threadsBlockedOnAnIdleInvokerStackDoNotWakeEachMillisecond() throws Exception
+    {
+        final RdsStack a = stacks.open(stacks.config("inv-a").toBuilder().threading(Threading.INVOKER).infoFile(false).build());
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final Thread[] receivers = new Thread[8];
+        final ThreadWakeUps[] wakeUps = new ThreadWakeUps[receivers.length];
+        for (int i = 0; i < receivers.length; i++)
+        {
+            final RdsSocket socket = bound(a, A_IP, 200 + i);
+            receivers[i] = start("idle-rx-" + i, () -> socket.receive(ByteBuffer.allocate(8)), failure);
+        }
+        for (int i = 0; i < receivers.length; i++)
+        {
+            final Thread receiver = receivers[i];
+            Await.until(WAIT, () -> inside(receiver, "receiveBlocking"), () -> receiver + " waiting");
+            wakeUps[i] = ThreadWakeUps.of(receiver.getName());
+        }
+        final long before = Arrays.stream(wakeUps).mapToLong(ThreadWakeUps::count).sum();
+        final long start = System.nanoTime();
+        final long until = start + 1_000_000_000L;
+        Await.until(WAIT, () -> System.nanoTime() - until > 0, () -> "measurement");
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        final long woke = Arrays.stream(wakeUps).mapToLong(ThreadWakeUps::count).sum() - before;
+        System.out.printf("8 threads blocked on an idle INVOKER stack woke %d times in %.2f s%n", woke, seconds);
+        assertTrue(woke < 100 * seconds, "woke " + woke + " times in " + seconds + " s");
+        a.close();
+        for (final Thread receiver : receivers)
+        {
+            join(receiver, new AtomicReference<>());
+        }
+    }
+
+    /**
+     * A thread that finds another running {@link RdsStack#invoke()} parks as a follower; the invoking thread
+     * wakes it when its cycle ends, so it leads once the invoking stops, and still receives what comes later.
+     */
+    @Test
+    void aFollowerParkedBehindInvokeLeadsWhenTheInvokingStops() throws Exception
+    {
+        final RdsStack a = invoker("inv-a");
+        final RdsStack b = stacks.open("agent-b");
+        final RdsSocket sa = bound(a, A_IP, 210);
+        final RdsSocket sb = bound(b, B_IP, 211);
+        sa.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicReference<InetSocketAddress> from = new AtomicReference<>();
+        final Thread invoking = start("invoking", () ->
+        {
+            final long until = System.nanoTime() + 300_000_000L;
+            while (System.nanoTime() - until < 0)
+            {
+                a.invoke();
+            }
+        }, failure);
+        final Thread receiver = start("receiver", () -> from.set(sa.receive(ByteBuffer.allocate(8))), failure);
+        join(invoking, failure);
+        assertEquals(8, sb.send(message(8, 1), sa.localAddress()));
+        join(receiver, failure);
+        assertEquals(sb.localAddress(), from.get());
     }
 
     @Test
