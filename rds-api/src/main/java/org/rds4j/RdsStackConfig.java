@@ -32,6 +32,9 @@ public final class RdsStackConfig
     /** Default receive buffer: {@code rds4j.receive.buffer}. */
     public static final Setting<Integer> RECEIVE_BUFFER_BYTES =
         Setting.ofSize("receiveBufferBytes", "rds4j.receive.buffer", 1 << 20, Setting.atLeast(1));
+    /** Size of a socket's receive ring: {@code rds4j.receive.ring}. */
+    public static final Setting<Integer> RECEIVE_RING_BYTES = Setting.ofSize("receiveRingBytes", "rds4j.receive.ring",
+        256 << 10, v -> v < 4096 || Integer.bitCount(v) != 1 ? "must be a power of two >= 4096" : null);
     /** Socket-to-agent queue capacity: {@code rds4j.socket.queue.capacity}. */
     public static final Setting<Integer> SOCKET_QUEUE_CAPACITY = Setting.ofInt("socketQueueCapacity",
         "rds4j.socket.queue.capacity", 4096,
@@ -77,7 +80,7 @@ public final class RdsStackConfig
         Setting.ofEnum("threading", "rds4j.threading", Threading.class, Threading.AGENT);
     /** Every setting declared here, for documentation and tests. */
     public static final List<Setting<?>> SETTINGS = List.of(NAME, TRANSPORT, SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES,
-        SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
+        RECEIVE_RING_BYTES, SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
         HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT, INFO_DIRECTORY, INFO_FILE, MAX_PEERS, PEER_CONNECT_RATE, ALLOWED_PEERS,
         THREADING);
 
@@ -86,6 +89,7 @@ public final class RdsStackConfig
     private final TransportType transport;
     private final int sendBufferBytes;
     private final int receiveBufferBytes;
+    private final int receiveRingBytes;
     private final int socketQueueCapacity;
     private final String idleStrategy;
     private final Duration ackDelay;
@@ -110,6 +114,7 @@ public final class RdsStackConfig
         transport = TRANSPORT.resolve(b.transport, source);
         sendBufferBytes = SEND_BUFFER_BYTES.resolve(b.sendBufferBytes, source);
         receiveBufferBytes = RECEIVE_BUFFER_BYTES.resolve(b.receiveBufferBytes, source);
+        receiveRingBytes = RECEIVE_RING_BYTES.resolve(b.receiveRingBytes, source);
         socketQueueCapacity = SOCKET_QUEUE_CAPACITY.resolve(b.socketQueueCapacity, source);
         idleStrategy = IDLE_STRATEGY.resolve(b.idleStrategy, source);
         ackDelay = ACK_DELAY.resolve(b.ackDelay, source);
@@ -163,6 +168,7 @@ public final class RdsStackConfig
         b.transport = transport;
         b.sendBufferBytes = sendBufferBytes;
         b.receiveBufferBytes = receiveBufferBytes;
+        b.receiveRingBytes = receiveRingBytes;
         b.socketQueueCapacity = socketQueueCapacity;
         b.idleStrategy = idleStrategy;
         b.ackDelay = ackDelay;
@@ -220,6 +226,17 @@ public final class RdsStackConfig
     public int receiveBufferBytes()
     {
         return receiveBufferBytes;
+    }
+
+    /**
+     * @return the size of a socket's receive ring, a power of two: the shared memory (a file in
+     *         {@link #infoDirectory()}, mapped when the socket first receives) where the stack writes each message
+     *         it delivers. Messages larger than an eighth of it, and messages that arrive while it is full, wait
+     *         outside it in the stack's own memory, in order. Default 256 KiB.
+     */
+    public int receiveRingBytes()
+    {
+        return receiveRingBytes;
     }
 
     /**
@@ -354,7 +371,7 @@ public final class RdsStackConfig
     {
         return "RdsStackConfig{name=" + name + ", transport=" + transport +
             ", sendBufferBytes=" + sendBufferBytes + ", receiveBufferBytes=" + receiveBufferBytes +
-            ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
+            ", receiveRingBytes=" + receiveRingBytes + ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
             ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
@@ -411,6 +428,7 @@ public final class RdsStackConfig
         private TransportType transport;
         private Integer sendBufferBytes;
         private Integer receiveBufferBytes;
+        private Integer receiveRingBytes;
         private Integer socketQueueCapacity;
         private String idleStrategy;
         private Duration ackDelay;
@@ -468,6 +486,16 @@ public final class RdsStackConfig
         public Builder receiveBufferBytes(final int bytes)
         {
             this.receiveBufferBytes = RECEIVE_BUFFER_BYTES.check(bytes);
+            return this;
+        }
+
+        /**
+         * @param bytes a power of two, at least 4096.
+         * @return this builder.
+         */
+        public Builder receiveRingBytes(final int bytes)
+        {
+            this.receiveRingBytes = RECEIVE_RING_BYTES.check(bytes);
             return this;
         }
 

@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -84,7 +85,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         this.allowedPeers = stack.config().allowedPeers();
         this.congestion = new Congestion.Sender(stack::congestionMap, counters.sendCongBlocked);
         this.options = new SocketOptions(stack.config(), congestion);
-        this.received = new ReceiveQueue(pool, this, stack::wakeAgent);
+        this.received = new ReceiveQueue(pool, this, stack::wakeAgent, Path.of(stack.config().infoDirectory()),
+            stack.config().receiveRingBytes());
     }
 
     // ---------------------------------------------------------------- bind

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.DirectBuffer;
 import org.jctools.queues.SpscGrowableArrayQueue;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
@@ -7,13 +8,23 @@ import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
 
 /**
  * A socket's receive queue (the kernel's {@code rs_recv_queue}): the messages the agent delivered and their
  * bytes, the events queued for the listener, which go out first, and the threads blocked receiving.
+ * <p>
+ * A delivered message is written once into the socket's {@link ReceiveRing} (shared memory, mapped at the first
+ * message). The queue must still take every message, as the kernel's does: congestion is advisory, and a peer
+ * may overrun the receive buffer with what it had queued before it saw the port congested. So a message that
+ * does not fit (larger than the ring's largest record, or the ring is full) waits outside it in a pooled
+ * message ({@code recv_ring_spill}), and so does every message after it until those are taken, which keeps
+ * the order: a reader takes from the ring while it holds anything (all of it older than what waits outside),
+ * then from outside.
  * <p>
  * Threads: the agent offers messages and events and wakes the waiters; application threads take, one at a
  * time under a lock that is held only while taking, never while waiting.
@@ -21,11 +32,13 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ReceiveQueue
 {
     // The agent writes, application threads take.
+    /** Created by the agent at the first message; read under the lock; null again once freed at close. */
+    private volatile ReceiveRing ring;
     /**
-     * Practically unbounded because congestion is advisory and a peer may overrun the receive buffer; it grows
-     * to the deepest backlog seen and keeps that size, so steady state allocates nothing.
+     * Messages waiting outside the ring. Practically unbounded (see above); it grows to the deepest backlog seen
+     * and keeps that size, so steady state allocates nothing.
      */
-    private final SpscGrowableArrayQueue<Message> messages = new SpscGrowableArrayQueue<>(1024, 1 << 30);
+    private final SpscGrowableArrayQueue<Message> spilled = new SpscGrowableArrayQueue<>(1024, 1 << 30);
     private final AtomicLong queuedBytes = new AtomicLong();
     private final ConcurrentLinkedQueue<Notification> notifications = new ConcurrentLinkedQueue<>();
     /** Threads blocked in receive: they register, the agent wakes them. */
@@ -39,17 +52,26 @@ final class ReceiveQueue
     private final MessagePool pool;
     private final Congestion.Member socket;
     private final Runnable wakeAgent;
+    private final Path ringDirectory;
+    private final int ringBytes;
+    private final IntConsumer takenFromRing = this::taken;
 
     /**
-     * @param pool      where taken messages go back.
-     * @param socket    the socket this is the queue of: whether taking may release its congested port.
-     * @param wakeAgent unparks the agent, so that it releases the port at once.
+     * @param pool          where messages that waited outside the ring go back once taken.
+     * @param socket        the socket this is the queue of: whether taking may release its congested port.
+     * @param wakeAgent     unparks the agent, so that it releases the port at once.
+     * @param ringDirectory where the ring's memory is mapped from.
+     * @param ringBytes     the ring's size, a power of two.
      */
-    ReceiveQueue(final MessagePool pool, final Congestion.Member socket, final Runnable wakeAgent)
+    ReceiveQueue(
+        final MessagePool pool, final Congestion.Member socket, final Runnable wakeAgent, final Path ringDirectory,
+        final int ringBytes)
     {
         this.pool = pool;
         this.socket = socket;
         this.wakeAgent = wakeAgent;
+        this.ringDirectory = ringDirectory;
+        this.ringBytes = ringBytes;
     }
 
     /** @return the bytes queued; any thread. */
@@ -69,7 +91,15 @@ final class ReceiveQueue
         lock.lock();
         try
         {
-            final Message message = next();
+            deliverNotifications();
+            final ReceiveRing current = ring;
+            if (current != null && !current.isEmpty())
+            {
+                final InetSocketAddress sender = current.takeInto(dst);
+                taken(current.lastLength());
+                return sender;
+            }
+            final Message message = spilled.relaxedPoll();
             if (message == null)
             {
                 return null;
@@ -98,9 +128,16 @@ final class ReceiveQueue
         lock.lock();
         try
         {
+            deliverNotifications();
             int delivered = 0;
+            final ReceiveRing current = ring;
+            if (current != null)
+            {
+                delivered = current.poll(handler, limit, takenFromRing);
+            }
             Message message;
-            while (delivered < limit && (message = next()) != null)
+            // the ring is empty (or the limit reached): what waits outside is newer than all it held
+            while (delivered < limit && (current == null || current.isEmpty()) && (message = spilled.relaxedPoll()) != null)
             {
                 delivered++;
                 try
@@ -120,17 +157,12 @@ final class ReceiveQueue
         }
     }
 
-    private Message next()
-    {
-        if (!notifications.isEmpty())
-        {
-            deliverNotifications();
-        }
-        return messages.relaxedPoll();
-    }
-
     private void deliverNotifications()
     {
+        if (notifications.isEmpty())
+        {
+            return;
+        }
         Notification notification;
         while ((notification = notifications.poll()) != null)
         {
@@ -144,31 +176,57 @@ final class ReceiveQueue
 
     private void taken(final Message message)
     {
-        final long queued = queuedBytes.addAndGet(-message.payloadLength);
+        taken(message.payloadLength);
+        pool.release(message);
+    }
+
+    private void taken(final int length)
+    {
+        final long queued = queuedBytes.addAndGet(-length);
         if (Congestion.mayRelease(socket, queued))
         {
             wakeAgent.run();
         }
-        pool.release(message);
     }
 
     /**
-     * Agent: queues a received message; receivers are woken at the end of the duty cycle.
+     * Agent: queues a received payload, in the ring if it fits and nothing waits outside it, else in a pooled
+     * message; receivers are woken at the end of the duty cycle.
      *
-     * @param message the message.
      * @return the bytes now queued.
      */
-    long offer(final Message message)
+    long offer(
+        final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length,
+        final StackCounters counters)
     {
-        final long queued = queuedBytes.addAndGet(message.payloadLength);
-        messages.offer(message);
+        // counted before it can be taken, so that the count never goes below what is queued
+        final long queued = queuedBytes.addAndGet(length);
+        if (!spilled.isEmpty() || !ring().write(sender, buffer, offset, length))
+        {
+            final Message message = pool.acquire(length);
+            message.buffer.putBytes(RdsHeader.LENGTH, buffer, offset, length);
+            message.sender = sender;
+            spilled.offer(message);
+            counters.recvRingSpill.incrementOrdered();
+        }
         return queued;
     }
 
+    private ReceiveRing ring()
+    {
+        ReceiveRing current = ring;
+        if (current == null)
+        {
+            current = new ReceiveRing(ringDirectory, ringBytes);
+            ring = current;
+        }
+        return current;
+    }
+
     /**
-     * Agent, when the socket is closed: recycles what the application did not receive. Never waits for an
-     * application thread: if one is still inside receive or poll, the messages are left to the garbage
-     * collector instead.
+     * Agent, when the socket is closed: frees the ring and recycles what the application did not receive.
+     * Never waits for an application thread: if one is still inside receive or poll, the ring's memory and the
+     * messages are left to the garbage collector instead (the ring is never unmapped under a reader).
      */
     void releaseAll()
     {
@@ -178,12 +236,18 @@ final class ReceiveQueue
         }
         try
         {
-            Message message;
-            while ((message = messages.relaxedPoll()) != null)
+            final ReceiveRing current = ring;
+            if (current != null)
             {
-                queuedBytes.addAndGet(-message.payloadLength);
+                ring = null;
+                current.free();
+            }
+            Message message;
+            while ((message = spilled.relaxedPoll()) != null)
+            {
                 pool.release(message);
             }
+            queuedBytes.set(0);
         }
         finally
         {

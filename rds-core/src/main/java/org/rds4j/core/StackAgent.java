@@ -350,10 +350,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        final Message message = pool.acquire(length);
-        message.buffer.putBytes(org.rds4j.core.wire.RdsHeader.LENGTH, buffer, offset, length);
-        message.sender = sender;
-        final long queued = socket.received.offer(message);
+        final long queued = socket.received.offer(sender, buffer, offset, length, counters);
         wakeups.receivers(socket);
         counters.recvDelivered.incrementOrdered();
         congestion.onReceived(socket, queued);

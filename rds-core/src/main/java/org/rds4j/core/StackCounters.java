@@ -47,6 +47,8 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter sendAckOnly;
     /** Messages delivered to a socket. */
     public final AtomicCounter recvDelivered;
+    /** Delivered messages that waited outside their socket's receive ring: too large for it, or it was full. */
+    public final AtomicCounter recvRingSpill;
     /** Retransmitted messages dropped as already received. */
     public final AtomicCounter recvDropOldSeq;
     /** Retransmitted frames on a connection's first transport connection: sent to an earlier process at this address. */
@@ -159,6 +161,7 @@ public final class StackCounters implements TransportCounters
         connRefusedRate = manager.newCounter("conn_refused_rate");
         connRefusedLimit = manager.newCounter("conn_refused_limit");
         connIllegalTransition = manager.newCounter("conn_illegal_transition");
+        recvRingSpill = manager.newCounter("recv_ring_spill");
     }
 
     @Override

@@ -1,0 +1,292 @@
+package org.rds4j.core;
+
+import org.agrona.DirectBuffer;
+import org.agrona.IoUtil;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.rds4j.RdsMessageHandler;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.IdentityHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
+
+import static java.nio.ByteOrder.BIG_ENDIAN;
+
+/**
+ * A socket's receive ring: the shared memory the stack writes each delivered message into, once, and the
+ * application reads it from: {@code poll} hands the message to its handler in place, {@code receive} copies it
+ * out. An agrona one-to-one ring buffer (one writer: the thread running the duty cycle; one reader at a time:
+ * the socket's receive lock) on a file mapped from the stack's info directory, {@code /dev/shm} by default. The
+ * file is unlinked as soon as it is mapped, so no process death leaves it behind; a driver process (the next
+ * step) will name its files instead, for its clients to map.
+ * <p>
+ * A record is the sender (its address as 16 bytes, IPv4 in its IPv6-mapped form, then its port as an int)
+ * followed by the payload. The reader turns senders back into cached {@link InetSocketAddress} objects, so
+ * reading allocates nothing once each sender has been seen.
+ */
+final class ReceiveRing
+{
+    private static final int MESSAGE = 1;
+    private static final int ADDRESS_LENGTH = 16;
+    private static final int PORT_OFFSET = ADDRESS_LENGTH;
+    /** Where the payload starts in a record. */
+    static final int SENDER_LENGTH = ADDRESS_LENGTH + Integer.BYTES;
+    private static final AtomicLong FILES = new AtomicLong();
+
+    private final MappedByteBuffer mapped;
+    private final OneToOneRingBuffer ring;
+    /** A read-only view of the mapped memory: a polled payload's position and limit are set on it. */
+    private final ByteBuffer view;
+
+    // The writer (the thread running the duty cycle).
+    private final IdentityHashMap<InetAddress, byte[]> senderBytes = new IdentityHashMap<>();
+
+    // The reader (under the socket's receive lock).
+    private final Long2ObjectHashMap<Sender> senders = new Long2ObjectHashMap<>();
+    private final MessageHandler copier = this::copyOut;
+    private final MessageHandler poller = this::handOver;
+    private ByteBuffer copyTo;
+    private int lastLength;
+    private InetSocketAddress lastSender;
+    private RdsMessageHandler pollHandler;
+    private IntConsumer pollTaken;
+
+    /**
+     * @param directory where the ring's file is made (and at once unlinked).
+     * @param capacity  the ring's size, a power of two.
+     */
+    ReceiveRing(final Path directory, final int capacity)
+    {
+        final Path file = directory.resolve(".rx-" + ProcessHandle.current().pid() + "-" + FILES.incrementAndGet() + ".ring");
+        try
+        {
+            Files.createDirectories(directory);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE))
+            {
+                mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, capacity + RingBufferDescriptor.TRAILER_LENGTH);
+            }
+            finally
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot map a receive ring in " + directory, ex);
+        }
+        ring = new OneToOneRingBuffer(new UnsafeBuffer(mapped));
+        view = mapped.duplicate().asReadOnlyBuffer();
+    }
+
+    /** @return the largest payload a record can carry; larger messages wait outside the ring. */
+    int maxPayload()
+    {
+        return ring.maxMsgLength() - SENDER_LENGTH;
+    }
+
+    /**
+     * Writer: one record, if it fits now.
+     *
+     * @return false if the ring has no room for it (or it is larger than {@link #maxPayload()}).
+     */
+    boolean write(final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
+    {
+        if (length > maxPayload())
+        {
+            return false;
+        }
+        final int index = ring.tryClaim(MESSAGE, SENDER_LENGTH + length);
+        if (index < 0)
+        {
+            return false;
+        }
+        final MutableDirectBuffer buffer = ring.buffer();
+        buffer.putBytes(index, bytesOf(sender), 0, ADDRESS_LENGTH);
+        buffer.putInt(index + PORT_OFFSET, sender.getPort());
+        buffer.putBytes(index + SENDER_LENGTH, src, offset, length);
+        ring.commit(index);
+        return true;
+    }
+
+    /** @return true if no record is waiting; any thread (a racy read). */
+    boolean isEmpty()
+    {
+        return ring.size() == 0;
+    }
+
+    /**
+     * Reader: copies the oldest record's payload into {@code dst}, truncated to its room.
+     *
+     * @return the sender, or null if the ring is empty.
+     */
+    InetSocketAddress takeInto(final ByteBuffer dst)
+    {
+        copyTo = dst;
+        lastSender = null;
+        try
+        {
+            ring.read(copier, 1);
+            return lastSender;
+        }
+        finally
+        {
+            copyTo = null;
+        }
+    }
+
+    /** @return the payload length of the record {@link #takeInto} last took. */
+    int lastLength()
+    {
+        return lastLength;
+    }
+
+    /**
+     * Reader: hands up to {@code limit} records to the handler, each payload in place.
+     *
+     * @param taken told each payload's length once the handler has returned (or thrown).
+     * @return how many were handed over.
+     */
+    int poll(final RdsMessageHandler handler, final int limit, final IntConsumer taken)
+    {
+        pollHandler = handler;
+        pollTaken = taken;
+        try
+        {
+            return ring.read(poller, limit);
+        }
+        finally
+        {
+            pollHandler = null;
+            pollTaken = null;
+        }
+    }
+
+    /** Releases the mapped memory. The caller makes sure no thread reads or writes the ring any more. */
+    void free()
+    {
+        IoUtil.unmap(mapped);
+    }
+
+    private void copyOut(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        lastLength = length - SENDER_LENGTH;
+        buffer.getBytes(index + SENDER_LENGTH, copyTo, Math.min(lastLength, copyTo.remaining()));
+        lastSender = sender(buffer, index);
+    }
+
+    private void handOver(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        final int payloadLength = length - SENDER_LENGTH;
+        final int start = index + SENDER_LENGTH;
+        view.limit(start + payloadLength).position(start);
+        try
+        {
+            pollHandler.onMessage(sender(buffer, index), view);
+        }
+        finally
+        {
+            view.clear();
+            pollTaken.accept(payloadLength);
+        }
+    }
+
+    /** Writer: the sender's address as 16 bytes, kept per address object (a connection's, so few and stable). */
+    private byte[] bytesOf(final InetSocketAddress sender)
+    {
+        final InetAddress address = sender.getAddress();
+        byte[] bytes = senderBytes.get(address);
+        if (bytes == null)
+        {
+            bytes = sixteenBytes(address);
+            senderBytes.put(address, bytes);
+        }
+        return bytes;
+    }
+
+    /** Reader: the cached address of the sender in the record at {@code index}. */
+    private InetSocketAddress sender(final DirectBuffer buffer, final int index)
+    {
+        final int port = buffer.getInt(index + PORT_OFFSET);
+        final long key = isMappedIpv4(buffer, index) ?
+            (1L << 48) | ((buffer.getInt(index + 12, BIG_ENDIAN) & 0xFFFF_FFFFL) << 16) | port :
+            (buffer.getLong(index) * 31 + buffer.getLong(index + 8)) * 31 + port;
+        Sender known = senders.get(key);
+        if (known == null || known.port != port || !known.sameAddress(buffer, index))
+        {
+            final byte[] bytes = new byte[ADDRESS_LENGTH];
+            buffer.getBytes(index, bytes);
+            try
+            {
+                known = new Sender(bytes, port, new InetSocketAddress(InetAddress.getByAddress(bytes), port));
+            }
+            catch (final UnknownHostException ex)
+            {
+                throw new IllegalStateException("16 bytes are always an address", ex);
+            }
+            senders.put(key, known);
+        }
+        return known.address;
+    }
+
+    private static boolean isMappedIpv4(final DirectBuffer buffer, final int index)
+    {
+        return buffer.getLong(index) == 0 && buffer.getInt(index + 8, BIG_ENDIAN) == 0x0000_FFFF;
+    }
+
+    private static byte[] sixteenBytes(final InetAddress address)
+    {
+        final byte[] raw = address.getAddress();
+        if (raw.length == ADDRESS_LENGTH)
+        {
+            return raw;
+        }
+        final byte[] mapped = new byte[ADDRESS_LENGTH];
+        mapped[10] = (byte)0xFF;
+        mapped[11] = (byte)0xFF;
+        System.arraycopy(raw, 0, mapped, 12, raw.length);
+        return mapped;
+    }
+
+    /** A sender seen by the reader: its bytes as written, to check a hashed key against. */
+    private static final class Sender
+    {
+        private final byte[] bytes;
+        private final int port;
+        private final InetSocketAddress address;
+
+        Sender(final byte[] bytes, final int port, final InetSocketAddress address)
+        {
+            this.bytes = bytes;
+            this.port = port;
+            this.address = address;
+        }
+
+        boolean sameAddress(final DirectBuffer buffer, final int index)
+        {
+            for (int i = 0; i < ADDRESS_LENGTH; i++)
+            {
+                if (buffer.getByte(index + i) != bytes[i])
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+}

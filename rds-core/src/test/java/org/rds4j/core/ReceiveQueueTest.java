@@ -1,0 +1,277 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A socket's receive queue over its ring: exact bytes and senders through {@code receive} and {@code poll}, the
+ * order kept when messages wait outside the ring (too large, or the ring full), byte accounting, and close.
+ */
+class ReceiveQueueTest
+{
+    private static final int RING = 4096;
+
+    @TempDir
+    Path directory;
+
+    private final StackCounters counters = new StackCounters();
+    private final MessagePool pool = new MessagePool(counters.poolAlloc);
+    private ReceiveQueue queue;
+
+    @AfterEach
+    void close()
+    {
+        if (queue != null)
+        {
+            queue.releaseAll();
+        }
+    }
+
+    @Test
+    void receiveCopiesEachPayloadOnceWithItsSenderAndTruncatesToTheRoom() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress v4 = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        final InetSocketAddress v6 = new InetSocketAddress(InetAddress.getByName("fd00::1:2"), 65535);
+        offer(v4, bytes(100, 1));
+        offer(v6, bytes(0, 0));
+        offer(v4, bytes(10, 2));
+        assertEquals(110, queue.queuedBytes());
+
+        final ByteBuffer dst = ByteBuffer.allocate(200);
+        assertEquals(v4, queue.takeInto(dst));
+        assertArrayEquals(bytes(100, 1), received(dst));
+        dst.clear();
+        assertEquals(v6, queue.takeInto(dst));
+        assertEquals(0, dst.position());
+        final ByteBuffer small = ByteBuffer.allocate(4);
+        final InetSocketAddress sender = queue.takeInto(small);
+        assertEquals(v4, sender);
+        assertArrayEquals(new byte[]{2, 3, 4, 5}, received(small), "truncated to the buffer's room");
+        assertNull(queue.takeInto(dst));
+        assertEquals(0, queue.queuedBytes());
+        assertEquals(0, counters.recvRingSpill.get());
+
+        offer(v4, bytes(1, 9));
+        assertSame(sender, queue.takeInto(dst.clear()), "a sender seen before is the cached object");
+    }
+
+    @Test
+    void pollHandsEachPayloadInPlaceAndLeavesNoFileBehind() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        for (int i = 0; i < 5; i++)
+        {
+            offer(from, bytes(8 * (i + 1), i));
+        }
+        final List<byte[]> payloads = new ArrayList<>();
+        assertEquals(3, queue.poll((sender, payload) ->
+        {
+            assertEquals(from, sender);
+            assertTrue(payload.isReadOnly());
+            final byte[] copy = new byte[payload.remaining()];
+            payload.get(copy);
+            payloads.add(copy);
+        }, 3));
+        assertEquals(2, queue.poll((sender, payload) -> payloads.add(new byte[payload.remaining()]), 10));
+        assertEquals(5, payloads.size());
+        for (int i = 0; i < 3; i++)
+        {
+            assertArrayEquals(bytes(8 * (i + 1), i), payloads.get(i));
+        }
+        assertEquals(0, queue.queuedBytes());
+        try (var files = Files.list(directory))
+        {
+            assertEquals(0, files.count(), "the ring's file is unlinked once mapped");
+        }
+    }
+
+    @Test
+    void messagesThatDoNotFitWaitOutsideTheRingAndEverythingComesInOrder() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        // a 4 KiB ring takes records up to 512 bytes (an eighth); 40 of 100 bytes fill it
+        final int count = 200;
+        for (int i = 0; i < count; i++)
+        {
+            offer(from, bytes(i % 50 == 7 ? 3000 : 100, i));
+        }
+        assertTrue(counters.recvRingSpill.get() > count / 2, "spilled " + counters.recvRingSpill.get());
+        final ByteBuffer dst = ByteBuffer.allocate(4000);
+        final int[] next = {0};
+        // alternate receive and poll, and offer more while the first ones are taken
+        for (int round = 0; next[0] < count + 50; round++)
+        {
+            if (round % 2 == 0)
+            {
+                dst.clear();
+                if (queue.takeInto(dst) != null)
+                {
+                    final int i = next[0]++;
+                    assertArrayEquals(bytes(i < count && i % 50 == 7 ? 3000 : 100, i), received(dst), "message " + i);
+                }
+            }
+            else
+            {
+                queue.poll((sender, payload) ->
+                {
+                    final int i = next[0]++;
+                    final byte[] copy = new byte[payload.remaining()];
+                    payload.get(copy);
+                    assertArrayEquals(bytes(i < count && i % 50 == 7 ? 3000 : 100, i), copy, "message " + i);
+                }, 7);
+            }
+            if (round < 50)
+            {
+                offer(from, bytes(100, count + round));
+            }
+        }
+        assertNull(queue.takeInto(dst.clear()));
+        assertEquals(0, queue.queuedBytes());
+        // every message that waited outside went back to the pool: the same backlog again allocates none
+        final long allocated = counters.poolAlloc.get();
+        for (int i = 0; i < count; i++)
+        {
+            offer(from, bytes(i % 50 == 7 ? 3000 : 100, i));
+        }
+        while (queue.takeInto(dst.clear()) != null)
+        {
+            assertTrue(queue.queuedBytes() >= 0);
+        }
+        assertEquals(allocated, counters.poolAlloc.get());
+    }
+
+    @Test
+    void aHandlerThatThrowsStillConsumesItsMessage() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        offer(from, bytes(10, 1));
+        offer(from, bytes(10, 2));
+        assertThrows(IllegalStateException.class, () -> queue.poll((sender, payload) ->
+        {
+            throw new IllegalStateException("the application's");
+        }, 10));
+        assertEquals(10, queue.queuedBytes());
+        final ByteBuffer dst = ByteBuffer.allocate(10);
+        queue.takeInto(dst);
+        assertArrayEquals(bytes(10, 2), received(dst));
+    }
+
+    @Test
+    void closeFreesTheRingAndTheWaitingMessages() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        for (int i = 0; i < 60; i++)
+        {
+            offer(from, bytes(100, i));
+        }
+        assertTrue(counters.recvRingSpill.get() > 0, "some wait outside the ring");
+        queue.releaseAll();
+        assertEquals(0, queue.queuedBytes());
+        assertNull(queue.takeInto(ByteBuffer.allocate(100)), "nothing is read from freed memory");
+        assertEquals(0, queue.poll((sender, payload) -> { }, 10));
+    }
+
+    private ReceiveQueue queue()
+    {
+        return new ReceiveQueue(pool, new UncongestedSocket(), () -> { }, directory, RING);
+    }
+
+    /** Only whether the socket's port is marked congested is asked, on each take: never here. */
+    private static final class UncongestedSocket implements Congestion.Member
+    {
+        private final SocketAgentState state = new SocketAgentState();
+
+        @Override
+        public SocketAgentState agentState()
+        {
+            return state;
+        }
+
+        @Override
+        public int receiveBufferBytes()
+        {
+            return RING;
+        }
+
+        @Override
+        public LocalEndpoint endpoint()
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public InetSocketAddress localAddress()
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long receiveQueuedBytes()
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Congestion.Sender congestion()
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void wakeSenders()
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void notifyListener(final Notification notification)
+        {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private void offer(final InetSocketAddress sender, final byte[] payload)
+    {
+        queue.offer(sender, new UnsafeBuffer(payload), 0, payload.length, counters);
+    }
+
+    private static byte[] bytes(final int length, final int seed)
+    {
+        final byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            bytes[i] = (byte)(seed + i);
+        }
+        return bytes;
+    }
+
+    private static byte[] received(final ByteBuffer dst)
+    {
+        dst.flip();
+        final byte[] bytes = new byte[dst.remaining()];
+        dst.get(bytes);
+        return bytes;
+    }
+}
