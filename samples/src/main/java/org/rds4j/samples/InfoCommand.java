@@ -234,7 +234,8 @@ public final class InfoCommand implements Callable<Integer>
             final int valueWidth = counters.values().stream().mapToInt(value -> Long.toString(value).length()).max().orElse(0);
             final Map<String, String> shown = new LinkedHashMap<>();
             counters.keySet().forEach(name -> shown.put(name, rates.containsKey(name) ? Rates.format(rates.get(name)) : ""));
-            final int rateWidth = shown.values().stream().mapToInt(String::length).max().orElse(0);
+            // at least 1: "%0s" is not a format
+            final int rateWidth = Math.max(1, shown.values().stream().mapToInt(String::length).max().orElse(0));
             counters.forEach((name, value) -> out.printf("    %-" + width + "s %" + valueWidth + "d  %" + rateWidth + "s%n",
                 name, value, shown.get(name)));
         }
