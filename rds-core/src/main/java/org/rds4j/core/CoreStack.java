@@ -29,6 +29,8 @@ import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import javax.management.ObjectName;
+
 /**
  * The rds4j stack: transports found with {@link ServiceLoader} (or given in {@link StackOptions}), a loopback
  * transport, local endpoints with
@@ -62,6 +64,8 @@ public final class CoreStack implements RdsStack
     /** Runs the duty cycle on whichever thread drives the stack. */
     private final Invoker invoker;
     private final AgentCalls calls;
+    /** The stack in JMX: registered last, once the stack runs; unregistered first on close. */
+    private final StackMBean mbean;
     private volatile boolean closed;
 
     private CoreStack(final RdsStackConfig config, final StackOptions options)
@@ -111,6 +115,7 @@ public final class CoreStack implements RdsStack
             agentThread.start();
         }
         this.calls = new AgentCalls(this, invoker);
+        this.mbean = StackMBean.register(this);
         LOG.debug("{} started ({}) with transports {}", config.name(), config.threading(),
             transports.stream().map(Transport::name).toList());
     }
@@ -232,6 +237,21 @@ public final class CoreStack implements RdsStack
         return counters;
     }
 
+    /**
+     * @return the stack's JMX view, the MBean it registers while open (also for other monitoring bindings, such
+     *         as rds4j-micrometer's); its attributes are read on demand.
+     */
+    public RdsStackMXBean mxBean()
+    {
+        return mbean;
+    }
+
+    /** @return the name the stack's MBean is registered under, or null if it is not (closed, or registration failed). */
+    ObjectName objectName()
+    {
+        return mbean.objectName();
+    }
+
     /** @return how application threads wait for the agent (blocking calls, calls run on the agent). */
     AgentCalls calls()
     {
@@ -330,6 +350,7 @@ public final class CoreStack implements RdsStack
             return;
         }
         closed = true;
+        mbean.unregister();
         for (final RdsSocketImpl socket : sockets.toArray(new RdsSocketImpl[0]))
         {
             socket.close();

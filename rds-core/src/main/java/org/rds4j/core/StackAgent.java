@@ -468,6 +468,18 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
     }
 
+    /** @return the stack's connections, for a read run on the agent ({@link StackMBean}); not to be kept. */
+    List<Connection> connectionList()
+    {
+        return connections;
+    }
+
+    /** @return the stack's bound sockets, for a read run on the agent ({@link StackMBean}); not to be kept. */
+    List<RdsSocketImpl> socketList()
+    {
+        return sockets;
+    }
+
     List<RdsStack.ConnectionInfo> connectionInfos()
     {
         final List<RdsStack.ConnectionInfo> infos = new ArrayList<>(connections.size());

@@ -10,11 +10,17 @@ import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import org.rds4j.RdsStackConfig;
 import org.rds4j.SettingSource;
@@ -65,7 +71,8 @@ public final class InfoCommand implements Callable<Integer>
     @Option(names = "--stack", paramLabel = "NAME", description = "Only the stacks of this name.")
     private String stackName;
 
-    @Option(names = "--watch", description = "Clear the screen and show again every --interval until interrupted.")
+    @Option(names = "--watch", description = "Clear the screen and show again every --interval until interrupted, "
+        + "with each counter's rate per second since the previous refresh.")
     private boolean watch;
 
     @Option(names = "--interval", paramLabel = "MS", defaultValue = "1000",
@@ -74,6 +81,10 @@ public final class InfoCommand implements Callable<Integer>
 
     @Option(names = "--json", description = "Print JSON (every counter, with or without --all) instead of tables.")
     private boolean json;
+
+    @Option(names = "--prometheus", description = "Print the Prometheus text exposition format (every counter as "
+        + "rds4j_<name>_total, and gauges) instead of tables, e.g. for node_exporter's textfile collector.")
+    private boolean prometheus;
 
     @Option(names = "--all", description = "Show every counter, not only those that are not zero.")
     private boolean all;
@@ -93,23 +104,28 @@ public final class InfoCommand implements Callable<Integer>
         {
             throw new ParameterException(spec.commandLine(), "--interval must be at least 10 ms: " + intervalMs);
         }
+        if (json && prometheus)
+        {
+            throw new ParameterException(spec.commandLine(), "--json and --prometheus are exclusive: choose one");
+        }
         // only this setting: a malformed unrelated one must not stop rds info
         final Path directory = dir != null ? dir : Path.of(RdsStackConfig.INFO_DIRECTORY.resolve(SettingSource.system()));
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         if (!watch)
         {
-            return show(directory, out, err);
+            return show(directory, out, err, null);
         }
+        final Rates rates = new Rates();
         while (true)
         {
-            if (!json)
+            if (!json && !prometheus)
             {
                 out.print(CLEAR_SCREEN);
                 out.printf("rds info %s, every %d ms, %s (Ctrl-C to stop)%n%n", directory, intervalMs,
                     LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")));
             }
-            show(directory, out, out); // on the screen, not below it
+            show(directory, out, out, rates); // on the screen, not below it
             out.flush();
             try
             {
@@ -123,9 +139,14 @@ public final class InfoCommand implements Callable<Integer>
         }
     }
 
-    /** Reads the directory once and prints it; returns the exit status. */
-    private int show(final Path directory, final PrintWriter out, final PrintWriter err) throws IOException
+    /**
+     * Reads the directory once and prints it; returns the exit status.
+     *
+     * @param rates with {@code --watch}, the counters of the previous refresh, to show rates; null without.
+     */
+    private int show(final Path directory, final PrintWriter out, final PrintWriter err, final Rates rates) throws IOException
     {
+        final long readNanos = System.nanoTime();
         final List<StackView> live = new ArrayList<>();
         final List<StackView> stale = new ArrayList<>();
         final List<String> skipped = new ArrayList<>();
@@ -152,15 +173,23 @@ public final class InfoCommand implements Callable<Integer>
                 }
             }
         }
+        if (rates != null)
+        {
+            rates.retain(live);
+        }
         if (json)
         {
             out.println(Json.document(directory, live, stale, deleted));
+        }
+        else if (prometheus)
+        {
+            out.print(Prometheus.document(live));
         }
         else
         {
             for (final StackView view : live)
             {
-                printStack(out, view);
+                printStack(out, view, rates == null ? null : rates.update(view.file, view.counters, readNanos));
             }
             for (final StackView view : stale)
             {
@@ -179,7 +208,8 @@ public final class InfoCommand implements Callable<Integer>
         return 0;
     }
 
-    private void printStack(final PrintWriter out, final StackView view)
+    /** @param rates each counter's rate per second since the previous refresh; null without --watch, empty at first. */
+    private void printStack(final PrintWriter out, final StackView view, final Map<String, Double> rates)
     {
         final long now = System.currentTimeMillis();
         out.printf("stack %s  pid %d  up %s%s%n", view.name, view.pid, duration(now - view.startTimeMillis),
@@ -192,9 +222,23 @@ public final class InfoCommand implements Callable<Integer>
         {
             counters.values().removeIf(value -> value == 0L);
         }
-        out.println("  counters" + (all ? "" : " (not zero; --all for all)") + ":" + (counters.isEmpty() ? " all zero" : ""));
+        out.println("  counters" + (all ? "" : " (not zero; --all for all)") + (rates == null || rates.isEmpty() ? "" :
+            ", per second since the last refresh") + ":" + (counters.isEmpty() ? " all zero" : ""));
         final int width = counters.keySet().stream().mapToInt(String::length).max().orElse(0);
-        counters.forEach((name, value) -> out.printf("    %-" + width + "s %d%n", name, value));
+        if (rates == null || rates.isEmpty())
+        {
+            counters.forEach((name, value) -> out.printf("    %-" + width + "s %d%n", name, value));
+        }
+        else
+        {
+            final int valueWidth = counters.values().stream().mapToInt(value -> Long.toString(value).length()).max().orElse(0);
+            final Map<String, String> shown = new LinkedHashMap<>();
+            counters.keySet().forEach(name -> shown.put(name, rates.containsKey(name) ? Rates.format(rates.get(name)) : ""));
+            // at least 1: "%0s" is not a format
+            final int rateWidth = Math.max(1, shown.values().stream().mapToInt(String::length).max().orElse(0));
+            counters.forEach((name, value) -> out.printf("    %-" + width + "s %" + valueWidth + "d  %" + rateWidth + "s%n",
+                name, value, shown.get(name)));
+        }
 
         if (view.snapshotError != null)
         {
@@ -415,6 +459,158 @@ public final class InfoCommand implements Callable<Integer>
                 }
             }
             out.println(line);
+        }
+    }
+
+    /**
+     * The rates {@code --watch} shows: each counter's increase per second between two refreshes of a stack, on
+     * the times the caller passes (so that tests give their own).
+     */
+    static final class Rates
+    {
+        private final Map<Path, Sample> previous = new HashMap<>();
+
+        private record Sample(long nanos, Map<String, Long> counters)
+        {
+        }
+
+        /**
+         * Records a stack's counters and returns their rates since its previous call.
+         *
+         * @param stack    the stack's info file (a stack that restarts has another).
+         * @param counters its counters, as read.
+         * @param nanos    when they were read, on a monotonic clock in nanoseconds.
+         * @return each counter's rate per second since the previous call for the stack, for the counters it had
+         *         then; empty on the first call, or if no time passed.
+         */
+        Map<String, Double> update(final Path stack, final Map<String, Long> counters, final long nanos)
+        {
+            final Sample last = previous.put(stack, new Sample(nanos, counters));
+            if (last == null || nanos <= last.nanos)
+            {
+                return Map.of();
+            }
+            final double seconds = (nanos - last.nanos) / 1e9;
+            final Map<String, Double> rates = new LinkedHashMap<>();
+            counters.forEach((name, value) ->
+            {
+                final Long before = last.counters.get(name);
+                if (before != null)
+                {
+                    rates.put(name, (value - before) / seconds);
+                }
+            });
+            return rates;
+        }
+
+        /** Forgets the stacks that are no longer shown. */
+        void retain(final List<StackView> shown)
+        {
+            previous.keySet().retainAll(shown.stream().map(view -> view.file).collect(Collectors.toSet()));
+        }
+
+        /** @return a rate as {@code 12.5/s}: one decimal, enough to tell a trickle from nothing. */
+        static String format(final double perSecond)
+        {
+            return String.format(Locale.ROOT, "%.1f/s", perSecond);
+        }
+    }
+
+    /**
+     * The {@code --prometheus} document, in the Prometheus text exposition format (version 0.0.4): each family's
+     * HELP and TYPE lines, then one sample per stack, labelled {@code stack} and {@code pid} (and
+     * {@code stack_instance}, 2 and up, for a second stack of one name in one process). The names match what
+     * rds4j-micrometer's meters become in Prometheus.
+     */
+    static final class Prometheus
+    {
+        private Prometheus()
+        {
+        }
+
+        static String document(final List<StackView> stacks)
+        {
+            final List<String> labels = labels(stacks);
+            final StringBuilder text = new StringBuilder();
+            final Set<String> counters = new LinkedHashSet<>();
+            stacks.forEach(view -> counters.addAll(view.counters.keySet()));
+            for (final String counter : counters)
+            {
+                final String family = "rds4j_" + metricName(counter) + "_total";
+                family(text, family, "counter", "rds4j stack counter " + counter + ".");
+                for (int i = 0; i < stacks.size(); i++)
+                {
+                    final Long value = stacks.get(i).counters.get(counter);
+                    if (value != null)
+                    {
+                        sample(text, family, labels.get(i), Long.toString(value));
+                    }
+                }
+            }
+            gauge(text, stacks, labels, "rds4j_connections", "Connections of the stack, in any state.",
+                view -> Integer.toString(view.connectionsTotal));
+            gauge(text, stacks, labels, "rds4j_connections_up", "Connections of the stack that are up.",
+                view -> Long.toString(view.connections.stream().filter(c -> "UP".equals(c.get("state"))).count()));
+            gauge(text, stacks, labels, "rds4j_sockets", "Bound sockets of the stack.",
+                view -> Integer.toString(view.socketsTotal));
+            family(text, "rds4j_start_time_seconds", "gauge", "When the stack opened, in seconds since the Unix epoch.");
+            for (int i = 0; i < stacks.size(); i++)
+            {
+                final long millis = stacks.get(i).startTimeMillis;
+                sample(text, "rds4j_start_time_seconds", labels.get(i), millis / 1000 + "." + String.format(Locale.ROOT, "%03d", millis % 1000));
+            }
+            return text.toString();
+        }
+
+        /** A gauge of the snapshot of connections and sockets, without the stacks whose snapshot was unreadable. */
+        private static void gauge(final StringBuilder text, final List<StackView> stacks, final List<String> labels,
+            final String family, final String help, final Function<StackView, String> value)
+        {
+            family(text, family, "gauge", help);
+            for (int i = 0; i < stacks.size(); i++)
+            {
+                if (stacks.get(i).snapshotError == null)
+                {
+                    sample(text, family, labels.get(i), value.apply(stacks.get(i)));
+                }
+            }
+        }
+
+        /** @return each stack's label set, {@code {stack="...",pid="..."}}: unique, as the format requires. */
+        private static List<String> labels(final List<StackView> stacks)
+        {
+            final Map<String, Integer> seen = new HashMap<>();
+            final List<String> labels = new ArrayList<>();
+            for (final StackView view : stacks)
+            {
+                final String base = "stack=\"" + labelValue(view.name) + "\",pid=\"" + view.pid + "\"";
+                final int instance = seen.merge(base, 1, Integer::sum);
+                labels.add("{" + base + (instance > 1 ? ",stack_instance=\"" + instance + "\"" : "") + "}");
+            }
+            return labels;
+        }
+
+        private static void family(final StringBuilder text, final String family, final String type, final String help)
+        {
+            text.append("# HELP ").append(family).append(' ').append(help).append('\n');
+            text.append("# TYPE ").append(family).append(' ').append(type).append('\n');
+        }
+
+        private static void sample(final StringBuilder text, final String family, final String labels, final String value)
+        {
+            text.append(family).append(labels).append(' ').append(value).append('\n');
+        }
+
+        /** @return a counter's name with any character a metric name may not hold as '_'. */
+        static String metricName(final String counter)
+        {
+            return counter.replaceAll("[^a-zA-Z0-9_]", "_");
+        }
+
+        /** @return a label value with backslash, double quote and newline escaped, as the format asks. */
+        static String labelValue(final String value)
+        {
+            return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
         }
     }
 

@@ -186,6 +186,34 @@ class InfoCommandTest
     }
 
     @Test
+    void prometheusHasEveryCounterAndTheGauges()
+    {
+        final Result result = run("info", "--dir", dir.toString(), "--stack", "info-b", "--prometheus");
+        assertEquals(0, result.code, result.toString());
+        final String labels = "{stack=\"info-b\",pid=\"" + ProcessHandle.current().pid() + "\"}";
+        final List<String> lines = List.of(result.out.split("\n"));
+        assertTrue(lines.containsAll(List.of(
+            "# HELP rds4j_recv_delivered_total rds4j stack counter recv_delivered.",
+            "# TYPE rds4j_recv_delivered_total counter",
+            "rds4j_recv_delivered_total" + labels + " " + TO_B,
+            "rds4j_conn_bad_frame_total" + labels + " 0",
+            "rds4j_tcp_sndbuf_full_total" + labels + " 0",
+            "# TYPE rds4j_sockets gauge")), result.toString());
+        assertEquals(b.counters().size(), lines.stream().filter(line -> line.matches("rds4j_\\w+_total\\{.*")).count(),
+            "one sample per counter: " + result);
+        Await.until(() ->
+        {
+            final String out = run("info", "--dir", dir.toString(), "--stack", "info-b", "--prometheus").out;
+            return out.contains("rds4j_connections_up" + labels + " 1\n") && out.contains("rds4j_sockets" + labels + " 1\n");
+        }, "info-b's TCP connection up and its socket in its snapshot");
+        assertFalse(result.out.contains("info-a"), result.toString());
+
+        final Result both = run("info", "--dir", dir.toString(), "--json", "--prometheus");
+        assertEquals(2, both.code, both.toString());
+        assertTrue(both.err.contains("--json and --prometheus are exclusive"), both.toString());
+    }
+
+    @Test
     void noSuchStackOrNoFilesExitsOne(@TempDir final Path empty)
     {
         final Result nosuch = run("info", "--dir", dir.toString(), "--stack", "nosuch");
@@ -235,6 +263,10 @@ class InfoCommandTest
         assertFalse(watcher.isAlive());
         assertEquals(0, code.get());
         assertTrue(out.toString().contains("stack info-a"), out.toString());
+        // nothing is sent meanwhile: every counter shown has a rate of 0 after the first refresh
+        assertTrue(out.toString().contains("counters (not zero; --all for all), per second since the last refresh:"), out.toString());
+        assertTrue(Pattern.compile("(?m)^ {4}send_queued +" + (TO_B + TO_SELF) + " +0\\.0/s$").matcher(out.toString()).find(),
+            out.toString());
     }
 
     @Test
@@ -242,7 +274,7 @@ class InfoCommandTest
     {
         final Result help = run("info", "--help");
         assertEquals(0, help.code);
-        for (final String option : new String[] {"--dir", "--stack", "--watch", "--interval", "--json", "--all", "--clean"})
+        for (final String option : new String[] {"--dir", "--stack", "--watch", "--interval", "--json", "--prometheus", "--all", "--clean"})
         {
             assertTrue(help.out.contains(option), option + " in " + help);
         }
