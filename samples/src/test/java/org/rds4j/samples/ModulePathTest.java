@@ -77,15 +77,18 @@ class ModulePathTest
     }
 
     @Test
+    void versionOnTheModulePathIsTheModules() throws Exception
+    {
+        final List<String> command = moduleCommand();
+        command.add("--version");
+
+        assertEquals("rds4j " + System.getProperty("rds4j.version") + "\n", run(command));
+    }
+
+    @Test
     void rdsRunsOnTheModulePath() throws Exception
     {
-        final List<String> command = javaCommand();
-        command.add("--show-module-resolution");
-        command.add("--module-path");
-        command.add(modulePath().stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
-        command.add("--module");
-        command.add(MAIN_MODULE + "/" + MAIN_CLASS);
-        final String output = runDemo(command);
+        final String output = runDemo(moduleCommand("--show-module-resolution"));
 
         // it ran as named modules: the resolver's trace shows the root and the transports bound as services
         assertTrue(output.contains("root org.rds4j.samples "), output);
@@ -97,7 +100,7 @@ class ModulePathTest
     {
         final List<String> command = javaCommand();
         command.add("--class-path");
-        command.add(modulePath().stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
+        command.add(pathArgument());
         command.add(MAIN_CLASS);
         runDemo(command);
     }
@@ -107,6 +110,14 @@ class ModulePathTest
     {
         final int tcpPort = TestPorts.freeTcpPort(26795, "127.0.0.1", "127.0.0.2", "127.0.0.3");
         command.addAll(List.of("demo", "--messages", "20", "--transport", "tcp", "--tcp-port", String.valueOf(tcpPort)));
+        final String output = run(command);
+        assertTrue(output.contains("demo: OK, 120 of 120 messages delivered"), output);
+        return output;
+    }
+
+    /** @return the output (standard and error) of the command, which must exit 0 within 60 s. */
+    private static String run(final List<String> command) throws IOException, InterruptedException
+    {
         final Path log = Files.createTempFile("rds-module-path", ".log");
         try
         {
@@ -114,17 +125,32 @@ class ModulePathTest
             if (!process.waitFor(60, TimeUnit.SECONDS))
             {
                 process.destroyForcibly().waitFor();
-                throw new AssertionError("rds demo did not end within 60 s: " + command + "\n" + Files.readString(log));
+                throw new AssertionError("did not end within 60 s: " + command + "\n" + Files.readString(log));
             }
             final String output = Files.readString(log, StandardCharsets.UTF_8);
             assertEquals(0, process.exitValue(), command + "\n" + output);
-            assertTrue(output.contains("demo: OK, 120 of 120 messages delivered"), output);
             return output;
         }
         finally
         {
             Files.delete(log);
         }
+    }
+
+    /**
+     * @param options JVM options.
+     * @return {@code java OPTIONS --module-path ... --module org.rds4j.samples/...}, for the caller to add rds's
+     *         arguments to.
+     */
+    private static List<String> moduleCommand(final String... options)
+    {
+        final List<String> command = javaCommand();
+        command.addAll(List.of(options));
+        command.add("--module-path");
+        command.add(pathArgument());
+        command.add("--module");
+        command.add(MAIN_MODULE + "/" + MAIN_CLASS);
+        return command;
     }
 
     private static List<String> javaCommand()
@@ -148,6 +174,12 @@ class ModulePathTest
             path.add(Paths.get(entry));
         }
         return path;
+    }
+
+    /** @return {@link #modulePath()} as the argument of --module-path or --class-path. */
+    private static String pathArgument()
+    {
+        return modulePath().stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
     }
 
     /** Resolves the main module and binds the services, as {@code java -m} does. */
