@@ -39,6 +39,11 @@ public final class RdsClaim
     private int offset;
     private int length;
 
+    /** An empty claim, to be filled by {@link RdsSocket#tryClaim}. */
+    public RdsClaim()
+    {
+    }
+
     /**
      * For {@link RdsSocket} implementations: the claim is granted.
      *

@@ -7,6 +7,11 @@ import org.rds4j.RdsStackProvider;
 /** Registers {@link CoreStack} as the implementation behind {@link RdsStack#open(RdsStackConfig)}. */
 public final class CoreStackProvider implements RdsStackProvider
 {
+    /** Created by {@link java.util.ServiceLoader}. */
+    public CoreStackProvider()
+    {
+    }
+
     @Override
     public RdsStack open(final RdsStackConfig config)
     {

@@ -22,6 +22,11 @@ public final class StackOptions
     private IdleStrategy idleStrategy;
     private List<TransportFactory> transports;
 
+    /** Options with every default: set only what differs. */
+    public StackOptions()
+    {
+    }
+
     /**
      * @param clock the clock of every protocol timer (heartbeats, acks, reconnects, handshakes, frame
      *              timeouts, the agent's idle deadlines), given to transports as the agent's {@code nowNs}.

@@ -59,13 +59,19 @@ public final class RdsCli implements Callable<Integer>
         throw new ParameterException(spec.commandLine(), "Missing required subcommand (demo, echo, ping, stress, info, cp or help)");
     }
 
-    /** {@code rds --version}: the jar's Implementation-Version. */
+    /**
+     * {@code rds --version}: on the module path the module's version (the build compiles it into the descriptor),
+     * on the class path the jar's Implementation-Version; a package in a named module has no manifest version.
+     */
     static final class Version implements IVersionProvider
     {
         @Override
         public String[] getVersion()
         {
-            final String version = RdsCli.class.getPackage().getImplementationVersion();
+            final Module module = RdsCli.class.getModule();
+            final String version = module.isNamed()
+                ? module.getDescriptor().rawVersion().orElse(null)
+                : RdsCli.class.getPackage().getImplementationVersion();
             return new String[] {"rds4j " + (version == null ? "(development build)" : version)};
         }
     }

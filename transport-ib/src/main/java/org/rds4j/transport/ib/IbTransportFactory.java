@@ -10,6 +10,11 @@ import org.rds4j.core.spi.TransportFactory;
  */
 public final class IbTransportFactory implements TransportFactory
 {
+    /** Created by {@link java.util.ServiceLoader}. */
+    public IbTransportFactory()
+    {
+    }
+
     @Override
     public Transport create(final TransportContext context)
     {

@@ -15,6 +15,6 @@
  * armed and wakes the agent. Without libibverbs/librdmacm or an RDMA device the transport serves no address
  * and says why at bind.
  * <p>
- * The binding underneath is {@link org.rds4j.transport.ib.verbs}. See {@code docs/transport-ib.md}.
+ * The binding underneath is the internal package {@code org.rds4j.transport.ib.verbs}. See {@code docs/transport-ib.md}.
  */
 package org.rds4j.transport.ib;
