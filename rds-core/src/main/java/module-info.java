@@ -15,6 +15,8 @@ module org.rds4j.core
     // agrona's buffers use sun.misc.Unsafe, but agrona 1.x, having no descriptor, cannot ask for jdk.unsupported:
     // without this, an application started with -m would fail with NoClassDefFoundError: sun/misc/Unsafe
     requires jdk.unsupported;
+    // a stack registers its MXBean (StackMBean) in the platform MBean server
+    requires java.management;
     requires org.jctools.core;
     requires org.slf4j;
 
