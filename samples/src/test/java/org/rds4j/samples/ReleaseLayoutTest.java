@@ -25,7 +25,8 @@ import org.w3c.dom.Node;
 class ReleaseLayoutTest
 {
     private static final Path ROOT = Paths.get(System.getProperty("rds4j.root", ".."));
-    private static final Set<String> LIBRARIES = Set.of("rds-api", "rds-core", "transport-tcp", "transport-ib");
+    private static final Set<String> LIBRARIES =
+        Set.of("rds-api", "rds-core", "transport-tcp", "transport-ib", "rds4j-micrometer");
 
     @Test
     void everyModuleIsALibraryInTheBomOrIsNeverDeployed() throws Exception
