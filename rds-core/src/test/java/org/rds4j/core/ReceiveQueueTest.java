@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A socket's receive queue over its ring: exact bytes and senders through {@code receive} and {@code poll}, the
@@ -28,20 +30,33 @@ class ReceiveQueueTest
 {
     private static final int RING = 4096;
 
+    /** Memory, as the default info directory is: the ring is a mapped file there. */
+    private static final Path SHM = Path.of("/dev/shm");
+
     @TempDir
-    Path directory;
+    Path disk;
+
+    private Path directory;
 
     private final StackCounters counters = new StackCounters();
     private final MessagePool pool = new MessagePool(counters.poolAlloc);
     private ReceiveQueue queue;
 
+    @BeforeEach
+    void directory() throws Exception
+    {
+        assumeTrue(Files.isDirectory(SHM), "no /dev/shm");
+        directory = Files.createTempDirectory(SHM, "rds4j-rq");
+    }
+
     @AfterEach
-    void close()
+    void close() throws Exception
     {
         if (queue != null)
         {
             queue.releaseAll();
         }
+        Files.deleteIfExists(directory);
     }
 
     @Test
@@ -175,6 +190,19 @@ class ReceiveQueueTest
         final ByteBuffer dst = ByteBuffer.allocate(10);
         queue.takeInto(dst);
         assertArrayEquals(bytes(10, 2), received(dst));
+    }
+
+    @Test
+    void aDirectoryThatCannotHoldTheRingLeavesItInDirectMemory() throws Exception
+    {
+        final Path notADirectory = Files.createFile(disk.resolve("file"));
+        queue = new ReceiveQueue(pool, new UncongestedSocket(), () -> { }, notADirectory.resolve("rings"), RING);
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        offer(from, bytes(100, 1));
+        final ByteBuffer dst = ByteBuffer.allocate(100);
+        assertEquals(from, queue.takeInto(dst));
+        assertArrayEquals(bytes(100, 1), received(dst));
+        assertEquals(0, counters.recvRingSpill.get(), "in a ring all the same");
     }
 
     @Test
