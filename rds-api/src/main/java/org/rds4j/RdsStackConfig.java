@@ -230,7 +230,8 @@ public final class RdsStackConfig
 
     /**
      * @return the size of a socket's receive ring, a power of two: the shared memory (a file in
-     *         {@link #infoDirectory()}, mapped when the socket first receives) where the stack writes each message
+     *         {@link #infoDirectory()}, mapped when the socket first receives; direct memory if that directory is not
+     *         tmpfs) where the stack writes each message
      *         it delivers. Messages larger than an eighth of it, and messages that arrive while it is full, wait
      *         outside it in the stack's own memory, in order. Default 256 KiB.
      */
