@@ -46,8 +46,9 @@ import picocli.CommandLine.Spec;
             + "one-way or on a passive node: rtt_us is null in JSON), CPU %% of the process (process CPU time / wall time "
             + "/ cores; cpu_cores: CPU time / wall time), and the deltas of the stack counters send_retransmitted "
             + "(retransmits), conn_reset (reconnects) and send_cong_blocked (cong_blocked).",
-        "Exit status 0 only if nothing was lost, duplicated, reordered or corrupted, every send worked and every sender "
-            + "heard from said DONE. Requests still unanswered --grace seconds after the end count as lost."},
+        "Exit status 0 only if nothing was lost or unconfirmed, duplicated, reordered or corrupted, every send worked and "
+            + "every sender heard from said DONE. What a task's DONE_ACK did not count or answer is lost; what is still "
+            + "unanswered (one-way: everything sent) when no DONE_ACK came within --grace is unconfirmed: it may have arrived."},
     footer = {
         "",
         "Example, two shells:",
@@ -114,8 +115,9 @@ public final class StressCommand implements Callable<Integer>
     private double reportInterval;
 
     @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "2",
-        description = "At the end, how long to wait for replies still due, DONE acknowledgements and other senders' DONE; "
-            + "requests unanswered then count as lost. Default: ${DEFAULT-VALUE}.")
+        description = "At the end, how long to wait for replies still due, DONE acknowledgements and other senders' DONE. "
+            + "It starts again whenever the peers acknowledge more of what this node queued while a DONE_ACK is due, so a "
+            + "DONE behind a long send queue on a slow link is waited for. Default: ${DEFAULT-VALUE}.")
     private double grace;
 
     @Mixin
