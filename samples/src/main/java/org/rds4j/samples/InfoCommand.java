@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -75,9 +76,10 @@ public final class InfoCommand implements Callable<Integer>
         + "with each counter's rate per second since the previous refresh.")
     private boolean watch;
 
-    @Option(names = "--interval", paramLabel = "MS", defaultValue = "1000",
-        description = "Milliseconds between refreshes with --watch, at least 10. Default: ${DEFAULT-VALUE}.")
-    private long intervalMs;
+    @Option(names = "--interval", paramLabel = "INTERVAL", defaultValue = "1", converter = DurationConverter.class,
+        description = "Time between refreshes with --watch, in seconds with decimals (0.5) or with a unit (500ms), at "
+            + "least 10ms. Default: ${DEFAULT-VALUE} s.")
+    private Duration interval;
 
     @Option(names = "--json", description = "Print JSON (every counter, with or without --all) instead of tables.")
     private boolean json;
@@ -100,9 +102,10 @@ public final class InfoCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        if (intervalMs < 10)
+        if (interval.compareTo(Duration.ofMillis(10)) < 0)
         {
-            throw new ParameterException(spec.commandLine(), "--interval must be at least 10 ms: " + intervalMs);
+            throw new ParameterException(spec.commandLine(), "--interval must be at least 10ms: "
+                + DurationConverter.format(interval));
         }
         if (json && prometheus)
         {
@@ -122,14 +125,14 @@ public final class InfoCommand implements Callable<Integer>
             if (!json && !prometheus)
             {
                 out.print(CLEAR_SCREEN);
-                out.printf("rds info %s, every %d ms, %s (Ctrl-C to stop)%n%n", directory, intervalMs,
+                out.printf("rds info %s, every %s, %s (Ctrl-C to stop)%n%n", directory, DurationConverter.format(interval),
                     LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")));
             }
             show(directory, out, out, rates); // on the screen, not below it
             out.flush();
             try
             {
-                Thread.sleep(intervalMs);
+                Thread.sleep(interval.toMillis());
             }
             catch (final InterruptedException ex)
             {

@@ -255,7 +255,7 @@ class InfoCommandTest
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(new StringWriter(), true));
         final AtomicInteger code = new AtomicInteger(-1);
-        final Thread watcher = new Thread(() -> code.set(cli.execute("info", "--dir", dir.toString(), "--watch", "--interval", "20")));
+        final Thread watcher = new Thread(() -> code.set(cli.execute("info", "--dir", dir.toString(), "--watch", "--interval", "20ms")));
         watcher.start();
         Await.until(() -> out.toString().split(Pattern.quote(InfoCommand.CLEAR_SCREEN), -1).length > 3, "three refreshes");
         watcher.interrupt();
@@ -278,9 +278,9 @@ class InfoCommandTest
         {
             assertTrue(help.out.contains(option), option + " in " + help);
         }
-        final Result bad = run("info", "--dir", dir.toString(), "--interval", "5");
+        final Result bad = run("info", "--dir", dir.toString(), "--interval", "0.005");
         assertEquals(2, bad.code, bad.toString());
-        assertTrue(bad.err.contains("--interval must be at least 10 ms"), bad.toString());
+        assertTrue(bad.err.contains("--interval must be at least 10ms: 5ms"), bad.toString());
     }
 
     private static Map<Integer, StackInfoReader.SocketRecord> byPort(final List<StackInfoReader.SocketRecord> sockets)

@@ -40,8 +40,8 @@ class StressCommandTest
         final String port = tcpPort(26700);
         final Node passive = Node.start("stress", "--bind", PASSIVE, "--duration", "10", "--json", "--tcp-port", port);
         passive.awaitStarted();
-        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--duration", "1", "--tasks", "2",
-            "--depth", "4", "--size", "200", "--ack-size", "64", "--verify", "--json", "--report-interval", "0.25",
+        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--duration", "1s", "--tasks", "2",
+            "--depth", "4", "--size", "200", "--ack-size", "64", "--verify", "--json", "--report-interval", "250ms",
             "--tcp-port", port);
 
         assertEquals(0, active.await(), active.report());
@@ -92,7 +92,7 @@ class StressCommandTest
         final Node passive = Node.start("stress", "--bind", PASSIVE, "--duration", "20", "--json", "--tcp-port", port);
         passive.awaitStarted();
         final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--one-way", "--verify",
-            "--duration", "1", "--size", "100", "--json", "--tcp-port", port);
+            "--duration", "1", "--size", "1k", "--json", "--tcp-port", port);
 
         assertEquals(0, active.await(), active.report());
         final long activeEnded = System.nanoTime();
@@ -245,7 +245,12 @@ class StressCommandTest
         CliRun.assertUsageError("--ack-size must be 32..1048576", "stress", "--bind", ACTIVE, "--ack-size", "2000000");
         CliRun.assertUsageError("--tasks must be", "stress", "--bind", ACTIVE, "--tasks", "0");
         CliRun.assertUsageError("--depth must be", "stress", "--bind", ACTIVE, "--depth", "0");
-        CliRun.assertUsageError("--duration must be", "stress", "--bind", ACTIVE, "--duration", "0");
+        CliRun.assertUsageError("--duration must be more than 0 and at most 720h: 0s", "stress", "--bind", ACTIVE, "--duration", "0");
+        CliRun.assertUsageError("'1.5s' is not a duration", "stress", "--bind", ACTIVE, "--grace", "1.5s");
+        CliRun.assertUsageError("--report-interval must be 0 (none) or 10ms..720h: 5ms", "stress", "--bind", ACTIVE,
+            "--report-interval", "5ms");
+        CliRun.assertUsageError("--size must be 32..1048576 bytes (the stress header takes 32): 2097152", "stress", "--bind",
+            ACTIVE, "--size", "2m");
         CliRun.assertUsageError("--rate must be", "stress", "--bind", ACTIVE, "--rate", "-1");
         CliRun.assertUsageError("the same peer is given twice", "stress", "--bind", ACTIVE, "--peer", PASSIVE, "--peer", PASSIVE);
         CliRun.assertUsageError("'udp' is not a transport", "stress", "--bind", ACTIVE, "--transport", "udp");
