@@ -253,7 +253,7 @@ public final class InfoCommand implements Callable<Integer>
         for (final Map<String, Object> c : view.connections)
         {
             connections.row(address(c.get("local")), address(c.get("remote")), c.get("transport"), c.get("state"),
-                c.get("nextTxSequence"), c.get("nextRxSequence"), c.get("unacked"), c.get("credits"));
+                c.get("next_tx_sequence"), c.get("next_rx_sequence"), c.get("unacked"), c.get("credits"));
         }
         out.println("  connections (" + count(view.connections.size(), view.connectionsTotal) + "):" +
             (view.connections.isEmpty() ? " none" : ""));
@@ -262,8 +262,8 @@ public final class InfoCommand implements Callable<Integer>
         for (final Map<String, Object> s : view.sockets)
         {
             sockets.row(address(s.get("address")), s.get("transport"),
-                s.get("sendQueuedBytes") + "/" + s.get("sendBufferBytes"),
-                s.get("receiveQueuedBytes") + "/" + s.get("receiveBufferBytes"),
+                s.get("send_queued_bytes") + "/" + s.get("send_buffer_bytes"),
+                s.get("receive_queued_bytes") + "/" + s.get("receive_buffer_bytes"),
                 Boolean.TRUE.equals(s.get("congested")) ? "yes" : "no");
         }
         out.println("  sockets (" + count(view.sockets.size(), view.socketsTotal) + "):" + (view.sockets.isEmpty() ? " none" : ""));
@@ -378,8 +378,8 @@ public final class InfoCommand implements Callable<Integer>
             fields.put("remote", c.remote());
             fields.put("transport", c.transport());
             fields.put("state", c.state());
-            fields.put("nextTxSequence", c.nextTxSequence());
-            fields.put("nextRxSequence", c.nextRxSequence());
+            fields.put("next_tx_sequence", c.nextTxSequence());
+            fields.put("next_rx_sequence", c.nextRxSequence());
             fields.put("unacked", c.unacked());
             fields.put("credits", c.credits());
             return fields;
@@ -390,10 +390,10 @@ public final class InfoCommand implements Callable<Integer>
             final Map<String, Object> fields = new LinkedHashMap<>();
             fields.put("address", s.address());
             fields.put("transport", s.transport());
-            fields.put("sendQueuedBytes", s.sendQueuedBytes());
-            fields.put("sendBufferBytes", s.sendBufferBytes());
-            fields.put("receiveQueuedBytes", s.receiveQueuedBytes());
-            fields.put("receiveBufferBytes", s.receiveBufferBytes());
+            fields.put("send_queued_bytes", s.sendQueuedBytes());
+            fields.put("send_buffer_bytes", s.sendBufferBytes());
+            fields.put("receive_queued_bytes", s.receiveQueuedBytes());
+            fields.put("receive_buffer_bytes", s.receiveBufferBytes());
             fields.put("congested", s.congested());
             return fields;
         }
@@ -638,9 +638,9 @@ public final class InfoCommand implements Callable<Integer>
                 string(json, view.name);
                 json.append(",\"pid\":").append(view.pid).append(",\"file\":");
                 string(json, view.file.toString());
-                json.append(",\"startTimeMillis\":").append(view.startTimeMillis)
-                    .append(",\"uptimeMillis\":").append(Math.max(0, now - view.startTimeMillis))
-                    .append(",\"heartbeatAgeMillis\":").append(now - view.heartbeatMillis)
+                json.append(",\"start_time_ms\":").append(view.startTimeMillis)
+                    .append(",\"uptime_ms\":").append(Math.max(0, now - view.startTimeMillis))
+                    .append(",\"heartbeat_age_ms\":").append(now - view.heartbeatMillis)
                     .append(",\"counters\":{");
                 boolean first = true;
                 for (final Map.Entry<String, Long> counter : view.counters.entrySet())
@@ -653,12 +653,12 @@ public final class InfoCommand implements Callable<Integer>
                 json.append('}');
                 if (view.snapshotError != null)
                 {
-                    json.append(",\"snapshotError\":");
+                    json.append(",\"snapshot_error\":");
                     string(json, view.snapshotError);
                 }
-                json.append(",\"connectionsTotal\":").append(view.connectionsTotal).append(",\"connections\":");
+                json.append(",\"connections_total\":").append(view.connectionsTotal).append(",\"connections\":");
                 records(json, view.connections);
-                json.append(",\"socketsTotal\":").append(view.socketsTotal).append(",\"sockets\":");
+                json.append(",\"sockets_total\":").append(view.socketsTotal).append(",\"sockets\":");
                 records(json, view.sockets);
                 json.append('}');
             }

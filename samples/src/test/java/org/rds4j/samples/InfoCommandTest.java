@@ -182,7 +182,10 @@ class InfoCommandTest
         assertTrue(json.contains("\"conn_bad_frame\":0"), json);
         assertTrue(json.contains("\"local\":\"127.0.8.2\",\"remote\":\"127.0.8.1\",\"transport\":\"tcp\",\"state\":\"UP\""), json);
         assertTrue(json.contains("\"address\":\"127.0.8.2\",\"port\":5000"), json);
-        assertTrue(json.contains("\"receiveQueuedBytes\":" + TO_B * SIZE), json);
+        assertTrue(json.contains("\"receive_queued_bytes\":" + TO_B * SIZE), json);
+        assertTrue(json.contains("\"next_tx_sequence\":"), json);
+        // one key style for every --json output: snake_case, as rds stress and rds ping
+        assertFalse(Pattern.compile("\"[a-z0-9_]*[A-Z][A-Za-z0-9_]*\":").matcher(json).find(), json);
     }
 
     @Test
