@@ -156,6 +156,7 @@ class StressCommandTest
             final String out = node.out.toString();
             assertTrue(out.startsWith("stress: active node on "), out);
             assertTrue(out.contains("rtt p50"), out);
+            assertTrue(out.contains(" MB/s (1 MB = 10^6 bytes), cpu "), out);
             assertTrue(out.contains("lost 0, unconfirmed 0, duplicated 0, reordered 0, verify errors 0, send errors 0"), out);
             assertTrue(out.trim().endsWith("stress: OK"), out);
         }

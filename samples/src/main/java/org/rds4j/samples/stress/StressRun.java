@@ -532,7 +532,7 @@ public final class StressRun
                 receiver.repliesSent());
             out.printf(Locale.ROOT, "  lost %d, unconfirmed %d, duplicated %d, reordered %d, verify errors %d, send errors %d%n",
                 lost, unconfirmed, duplicated, reordered, verifyErrors, sendErrors);
-            out.printf(Locale.ROOT, "  %.0f msgs/s, %.2f MB/s, cpu %.1f%% of %d cores (%.2f cores busy)%n", msgsPerSecond,
+            out.printf(Locale.ROOT, "  %.0f msgs/s, %.2f MB/s (1 MB = 10^6 bytes), cpu %.1f%% of %d cores (%.2f cores busy)%n", msgsPerSecond,
                 mbPerSecond, cpuPercent(base, last), processors, cpuCores(base, last));
             if (settings.measuresRtt())
             {
