@@ -182,7 +182,7 @@ public final class InfoCommand implements Callable<Integer>
         }
         if (json)
         {
-            out.println(Json.document(directory, live, stale, deleted));
+            out.println(JsonDocument.document(directory, live, stale, deleted));
         }
         else if (prometheus)
         {
@@ -618,132 +618,85 @@ public final class InfoCommand implements Callable<Integer>
     }
 
     /** The {@code --json} document. */
-    static final class Json
+    static final class JsonDocument
     {
-        private Json()
+        private JsonDocument()
         {
         }
 
         static String document(final Path directory, final List<StackView> live, final List<StackView> stale,
             final List<String> deleted)
         {
-            final StringBuilder json = new StringBuilder("{\"directory\":");
-            string(json, directory.toString());
-            json.append(",\"stacks\":[");
             final long now = System.currentTimeMillis();
-            for (int i = 0; i < live.size(); i++)
+            final List<Map<String, Object>> stacks = new ArrayList<>();
+            for (final StackView view : live)
             {
-                final StackView view = live.get(i);
-                json.append(i == 0 ? "" : ",").append("{\"name\":");
-                string(json, view.name);
-                json.append(",\"pid\":").append(view.pid).append(",\"file\":");
-                string(json, view.file.toString());
-                json.append(",\"start_time_ms\":").append(view.startTimeMillis)
-                    .append(",\"uptime_ms\":").append(Math.max(0, now - view.startTimeMillis))
-                    .append(",\"heartbeat_age_ms\":").append(now - view.heartbeatMillis)
-                    .append(",\"counters\":{");
-                boolean first = true;
-                for (final Map.Entry<String, Long> counter : view.counters.entrySet())
-                {
-                    json.append(first ? "" : ",");
-                    string(json, counter.getKey());
-                    json.append(':').append(counter.getValue());
-                    first = false;
-                }
-                json.append('}');
+                final Map<String, Object> stack = new LinkedHashMap<>();
+                stack.put("name", view.name);
+                stack.put("pid", view.pid);
+                stack.put("file", view.file.toString());
+                stack.put("start_time_ms", view.startTimeMillis);
+                stack.put("uptime_ms", Math.max(0, now - view.startTimeMillis));
+                stack.put("heartbeat_age_ms", now - view.heartbeatMillis);
+                stack.put("counters", view.counters);
                 if (view.snapshotError != null)
                 {
-                    json.append(",\"snapshot_error\":");
-                    string(json, view.snapshotError);
+                    stack.put("snapshot_error", view.snapshotError);
                 }
-                json.append(",\"connections_total\":").append(view.connectionsTotal).append(",\"connections\":");
-                records(json, view.connections);
-                json.append(",\"sockets_total\":").append(view.socketsTotal).append(",\"sockets\":");
-                records(json, view.sockets);
-                json.append('}');
+                stack.put("connections_total", view.connectionsTotal);
+                stack.put("connections", records(view.connections));
+                stack.put("sockets_total", view.socketsTotal);
+                stack.put("sockets", records(view.sockets));
+                stacks.add(stack);
             }
-            json.append("],\"stale\":[");
-            for (int i = 0; i < stale.size(); i++)
+            final List<Map<String, Object>> staleFiles = new ArrayList<>();
+            for (final StackView view : stale)
             {
-                final StackView view = stale.get(i);
-                json.append(i == 0 ? "" : ",").append("{\"name\":");
-                string(json, view.name);
-                json.append(",\"pid\":").append(view.pid).append(",\"file\":");
-                string(json, view.file.toString());
-                json.append(",\"reason\":");
-                string(json, view.staleReason());
-                json.append(",\"deleted\":").append(deleted.contains(view.file.toString())).append('}');
+                final Map<String, Object> file = new LinkedHashMap<>();
+                file.put("name", view.name);
+                file.put("pid", view.pid);
+                file.put("file", view.file.toString());
+                file.put("reason", view.staleReason());
+                file.put("deleted", deleted.contains(view.file.toString()));
+                staleFiles.add(file);
             }
-            return json.append("]}").toString();
+            final Map<String, Object> document = new LinkedHashMap<>();
+            document.put("directory", directory.toString());
+            document.put("stacks", stacks);
+            document.put("stale", staleFiles);
+            return Json.write(document);
         }
 
-        private static void records(final StringBuilder json, final List<Map<String, Object>> records)
+        /** @return the records with addresses as text: a socket address as two fields, its address and {@code port}. */
+        private static List<Map<String, Object>> records(final List<Map<String, Object>> records)
         {
-            json.append('[');
-            for (int i = 0; i < records.size(); i++)
+            final List<Map<String, Object>> out = new ArrayList<>(records.size());
+            for (final Map<String, Object> record : records)
             {
-                json.append(i == 0 ? "{" : ",{");
-                boolean first = true;
-                for (final Map.Entry<String, Object> field : records.get(i).entrySet())
+                final Map<String, Object> fields = new LinkedHashMap<>();
+                record.forEach((key, value) ->
                 {
-                    json.append(first ? "" : ",");
-                    first = false;
-                    final Object value = field.getValue();
                     if (value instanceof InetSocketAddress socketAddress)
                     {
-                        string(json, field.getKey());
-                        json.append(':');
-                        string(json, socketAddress.getAddress() == null ? "?" : socketAddress.getAddress().getHostAddress());
-                        json.append(",\"port\":").append(socketAddress.getPort());
-                        continue;
+                        fields.put(key, socketAddress.getAddress() == null ? "?" : socketAddress.getAddress().getHostAddress());
+                        fields.put("port", socketAddress.getPort());
                     }
-                    string(json, field.getKey());
-                    json.append(':');
-                    if (value instanceof Number || value instanceof Boolean)
+                    else if (value instanceof InetAddress inet)
                     {
-                        json.append(value);
+                        fields.put(key, inet.getHostAddress());
                     }
-                    else if (value == null)
+                    else if (value == null || value instanceof Number || value instanceof Boolean)
                     {
-                        json.append("null");
+                        fields.put(key, value);
                     }
                     else
                     {
-                        string(json, value instanceof InetAddress inet ? inet.getHostAddress() : value.toString());
+                        fields.put(key, value.toString());
                     }
-                }
-                json.append('}');
+                });
+                out.add(fields);
             }
-            json.append(']');
-        }
-
-        static void string(final StringBuilder json, final String value)
-        {
-            json.append('"');
-            for (int i = 0; i < value.length(); i++)
-            {
-                final char c = value.charAt(i);
-                switch (c)
-                {
-                    case '"' -> json.append("\\\"");
-                    case '\\' -> json.append("\\\\");
-                    case '\n' -> json.append("\\n");
-                    case '\r' -> json.append("\\r");
-                    case '\t' -> json.append("\\t");
-                    default ->
-                    {
-                        if (c < 0x20)
-                        {
-                            json.append(String.format("\\u%04x", (int)c));
-                        }
-                        else
-                        {
-                            json.append(c);
-                        }
-                    }
-                }
-            }
-            json.append('"');
+            return out;
         }
     }
 }

@@ -74,22 +74,22 @@ class PingCommandTest
                 "--tcp-port", String.valueOf(tcpPort));
 
             assertEquals(0, run.code(), run.report());
-            final List<Map<String, Object>> lines = run.out().lines().map(JsonReader::object).collect(Collectors.toList());
+            final List<Map<String, Object>> lines = run.out().lines().map(Json::object).collect(Collectors.toList());
             assertEquals(3, lines.size(), run.report());
             for (int seq = 1; seq <= 2; seq++)
             {
                 final Map<String, Object> pong = lines.get(seq - 1);
                 assertEquals("pong", pong.get("type"), run.report());
-                assertEquals((long)seq, pong.get("seq"), run.report());
+                assertEquals(seq, pong.get("seq"), run.report());
                 assertEquals("127.0.9.2", pong.get("from"), run.report());
                 assertTrue(((Number)pong.get("rtt_us")).doubleValue() > 0, run.report());
             }
             final Map<String, Object> summary = lines.get(2);
             assertEquals("summary", summary.get("type"));
             assertEquals("127.0.9.2", summary.get("destination"));
-            assertEquals(2L, summary.get("sent"));
-            assertEquals(2L, summary.get("received"));
-            assertEquals(0L, summary.get("lost"));
+            assertEquals(2, summary.get("sent"));
+            assertEquals(2, summary.get("received"));
+            assertEquals(0, summary.get("lost"));
             final Map<?, ?> rtt = (Map<?, ?>)summary.get("rtt_us");
             for (final String key : new String[] {"min", "avg", "max", "p50", "p90", "p99", "p999"})
             {
@@ -189,7 +189,7 @@ class PingCommandTest
 
         final PingCommand.Statistics none = new PingCommand.Statistics(TimeUnit.HOURS.toNanos(1));
         assertEquals("--- y rds ping: 0 sent, 0 received, 0% loss", none.summary("y"));
-        assertNull(JsonReader.object(none.summaryJson("y", "127.0.0.3").toString()).get("rtt_us"));
+        assertNull(Json.object(none.summaryJson("y", "127.0.0.3").toString()).get("rtt_us"));
     }
 
     @Test

@@ -266,8 +266,8 @@ class StressCommandTest
     private static long number(final Map<String, Object> json, final String key)
     {
         final Object value = json.get(key);
-        assertTrue(value instanceof Long, key + " is not a whole number in " + json);
-        return (Long)value;
+        assertTrue(value instanceof Integer || value instanceof Long, key + " is not a whole number in " + json);
+        return ((Number)value).longValue();
     }
 
     /** One {@code rds} command running on its own thread, its output captured. */
@@ -311,7 +311,7 @@ class StressCommandTest
 
         List<Map<String, Object>> jsonLines()
         {
-            return out.toString().lines().map(JsonReader::object).collect(Collectors.toList());
+            return out.toString().lines().map(Json::object).collect(Collectors.toList());
         }
 
         Map<String, Object> summary()
