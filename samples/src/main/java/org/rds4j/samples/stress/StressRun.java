@@ -33,11 +33,12 @@ import org.rds4j.transport.tcp.TcpConfig;
  * acknowledges nothing still ends the run one grace period after the last acknowledgement. What a DONE_ACK
  * settles is counted: requests its peer did not get, and requests unanswered when it came, are lost. What
  * no DONE_ACK settled is <em>unconfirmed</em>, not lost: requests unanswered (one-way: all requests) of a
- * task whose DONE_ACK did not come may have arrived. Either fails the run. A passive node ends once every sender it heard from said DONE for all its tasks, or
- * {@code duration + grace} after its first request (after its start if none comes). Before closing, a node
- * waits up to {@value #LINGER_MILLIS} ms for its answers to be acknowledged, so that a DONE_ACK is not dropped
- * with the socket. The summary's counters (retransmits, reconnects) are read at the moment the run is complete,
- * before a peer that finished first closes its connection.
+ * task whose DONE_ACK did not come may have arrived. Either fails the run. A passive node ends once every
+ * sender it heard from said DONE for all its tasks, or {@code duration + grace} after its first request (after
+ * its start if none comes). Before closing, a node waits up to {@value #LINGER_MILLIS} ms for its answers to be
+ * acknowledged, so that a DONE_ACK is not dropped with the socket. The summary's counters (retransmits,
+ * reconnects) are read at the moment the run is complete, before a peer that finished first closes its
+ * connection.
  */
 public final class StressRun
 {
