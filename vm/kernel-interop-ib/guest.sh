@@ -75,7 +75,7 @@ for FC in $FCS; do
   $PEER counters ib_ack_ s_send_ack recv_drop recv_ack_required send_ack_required
   stop $ECHO "rds echo$S"
   # 3. rds4j pings the kernel (a new rds4j process: one rds4j stack per namespace can hold port 18634)
-  if timeout 90 $RDS ping $K -c 3 -I $R --transport ib --timeout 15000 > "$DIR/ping$S.log" 2>&1 && grep -q "^seq=.* from $K" "$DIR/ping$S.log"; then
+  if timeout 90 $RDS ping $K -c 3 -I $R --transport ib --timeout 15s > "$DIR/ping$S.log" 2>&1 && grep -q "^seq=.* from $K" "$DIR/ping$S.log"; then
     echo "PASS rds ping$S: $(grep -c "^seq=.* from $K" "$DIR/ping$S.log") pongs from the kernel to rds ping --transport ib"
   else echo "FAIL rds ping$S: no pong from the kernel: $(tail -3 "$DIR/ping$S.log")"; rc=1; fi
   if [ "$MODE" != swapped ]; then

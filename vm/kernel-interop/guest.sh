@@ -41,7 +41,7 @@ if grep -q "handshake done" "$DIR/rds4j.log" && grep -q "the peer is kernel RDS"
 else echo "FAIL handshake: the rds4j log lacks 'handshake done' or 'the peer is kernel RDS'"; rc=1; fi
 # rds4j's ping tool against the kernel (rds4j is the higher address: it pokes and the kernel connects back)
 RDS="$JAVA -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=debug -jar $JAR"
-ip netns exec $J timeout 120 $RDS ping 10.88.0.1 -c 5 --timeout 10000 -I 10.88.0.2 --tcp-port 16386 > "$DIR/ping.log" 2>&1
+ip netns exec $J timeout 120 $RDS ping 10.88.0.1 -c 5 --timeout 10s -I 10.88.0.2 --tcp-port 16386 > "$DIR/ping.log" 2>&1
 grep -E "^seq=|rds ping" "$DIR/ping.log" | sed 's/^/  /'
 if grep -q "5 sent, 5 received" "$DIR/ping.log"; then echo "PASS rds-ping: the rds ping tool got the kernel's pong to each of 5 pings"; \
   else echo "FAIL rds-ping: $(grep 'rds ping' "$DIR/ping.log" || tail -1 "$DIR/ping.log")"; rc=1; fi

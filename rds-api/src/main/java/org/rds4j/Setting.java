@@ -314,7 +314,15 @@ public final class Setting<T>
         }
     }
 
-    private static Integer parseSize(final String text)
+    /**
+     * Parses a size as every size setting does; the {@code rds} tools parse their size options with it too.
+     *
+     * @param text bytes with an optional {@code k}, {@code m} or {@code g} suffix, in any case (powers of 1024:
+     *             {@code 64k} is 65536).
+     * @return the bytes.
+     * @throws IllegalArgumentException saying what was expected, or that the size is above {@link Integer#MAX_VALUE}.
+     */
+    public static Integer parseSize(final String text)
     {
         final Matcher m = SIZE.matcher(text.toLowerCase(Locale.ROOT));
         if (!m.matches())
@@ -343,7 +351,16 @@ public final class Setting<T>
         }
     }
 
-    private static Duration parseDuration(final String text)
+    /**
+     * Parses a duration as every duration setting does; the {@code rds} tools parse their duration options with it
+     * too.
+     *
+     * @param text a whole number and {@code ns}, {@code us}, {@code ms}, {@code s}, {@code m} or {@code h}
+     *             ({@code 500ms}), or ISO-8601 ({@code PT0.5S}).
+     * @return the duration.
+     * @throws IllegalArgumentException saying what was expected.
+     */
+    public static Duration parseDuration(final String text)
     {
         if (text.regionMatches(true, 0, "PT", 0, 2))
         {

@@ -7,6 +7,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpIdleStrategy;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import org.rds4j.samples.DurationConverter;
 
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
@@ -17,6 +18,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -76,28 +78,23 @@ final class Bench
         {
             throw new IllegalArgumentException("--peers must be 1..254 (one /24 of addresses): " + peers);
         }
-        if (peers > 0 && args.str("receivers", null) != null)
+        if (peers > 0 && args.has("receivers"))
         {
             throw new IllegalArgumentException("--peers and --receivers exclude each other");
         }
         this.receivers = peers > 0 ? peers : args.integer("receivers", 1);
-        this.warmupNs = seconds(args.dbl("warmup", 2));
-        this.durationNs = seconds(args.dbl("duration", 5));
-        this.graceNs = seconds(args.dbl("grace", 2));
+        this.warmupNs = args.duration("warmup", Duration.ofSeconds(2)).toNanos();
+        this.durationNs = args.duration("duration", Duration.ofSeconds(5)).toNanos();
+        this.graceNs = args.duration("grace", Duration.ofSeconds(2)).toNanos();
         this.warmupRoundTrips = args.integer("warmup-rt", 20_000);
         this.roundTrips = args.integer("rt", 100_000);
-        this.startTimeoutNs = seconds(args.dbl("start-timeout", 30));
+        this.startTimeoutNs = args.duration("start-timeout", Duration.ofSeconds(30)).toNanos();
         this.trace = args.flag("trace");
         if (size < 16)
         {
             throw new IllegalArgumentException("--size must be at least 16 (payloads carry a sequence number)");
         }
-        watchdog(args.dbl("timeout", 120));
-    }
-
-    private static long seconds(final double s)
-    {
-        return (long)(s * 1e9);
+        watchdog(args.duration("timeout", Duration.ofSeconds(120)));
     }
 
     // ------------------------------------------------------------------ process-level helpers
@@ -112,12 +109,12 @@ final class Bench
     static final java.util.List<Runnable> WATCHDOG_HOOKS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Ends the process after {@code seconds} whatever it is doing: no role may outlive its run. */
-    static void watchdog(final double seconds)
+    static void watchdog(final Duration timeout)
     {
         final Thread t = new Thread(() ->
         {
-            LockSupport.parkNanos((long)(seconds * 1e9));
-            System.err.println("watchdog: still running after " + seconds + " s, halting; threads:");
+            LockSupport.parkNanos(timeout.toNanos());
+            System.err.println("watchdog: still running after " + DurationConverter.format(timeout) + ", halting; threads:");
             try
             {
                 for (final Runnable hook : WATCHDOG_HOOKS)
@@ -148,7 +145,7 @@ final class Bench
     /** Prints the result line, then exits, halting if an orderly shutdown takes more than 5 s. */
     static void finish(final AutoCloseable... resources)
     {
-        watchdog(5);
+        watchdog(Duration.ofSeconds(5));
         for (final AutoCloseable r : resources)
         {
             try

@@ -1,13 +1,16 @@
 package org.rds4j.compare;
 
-import org.rds4j.samples.JsonReader;
-
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A flat JSON object (strings, numbers, booleans, null): the result lines run.sh collects, written and read back. */
+/**
+ * A flat JSON object (strings, numbers, booleans, null): the result lines run.sh collects, written and read back
+ * through the tools' one JSON configuration ({@link org.rds4j.samples.Json}). Doubles are written with six
+ * significant digits in plain notation ({@code 12345.7}, {@code 0.0123457}, {@code 3}), NaN and infinities as
+ * {@code null}.
+ */
 final class Json
 {
     private final Map<String, Object> fields = new LinkedHashMap<>();
@@ -48,76 +51,30 @@ final class Json
     @Override
     public String toString()
     {
-        final StringBuilder sb = new StringBuilder("{");
-        for (final Map.Entry<String, Object> e : fields.entrySet())
-        {
-            if (sb.length() > 1)
-            {
-                sb.append(',');
-            }
-            quote(sb, e.getKey());
-            sb.append(':');
-            final Object v = e.getValue();
-            if (v == null)
-            {
-                sb.append("null");
-            }
-            else if (v instanceof Double || v instanceof Float)
-            {
-                final double d = ((Number)v).doubleValue();
-                if (Double.isNaN(d) || Double.isInfinite(d))
-                {
-                    sb.append("null");
-                }
-                else
-                {
-                    // six significant digits, plain notation: 12345.7, 0.0123457, 3
-                    sb.append(new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros().toPlainString());
-                }
-            }
-            else if (v instanceof Number || v instanceof Boolean)
-            {
-                sb.append(v);
-            }
-            else
-            {
-                quote(sb, v.toString());
-            }
-        }
-        return sb.append('}').toString();
+        final Map<String, Object> out = new LinkedHashMap<>();
+        fields.forEach((key, v) -> out.put(key, written(v)));
+        return org.rds4j.samples.Json.write(out);
     }
 
-    private static void quote(final StringBuilder sb, final String s)
+    private static Object written(final Object v)
     {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++)
+        if (v instanceof Double || v instanceof Float)
         {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"': sb.append("\\\""); break;
-                case '\\': sb.append("\\\\"); break;
-                case '\n': sb.append("\\n"); break;
-                case '\t': sb.append("\\t"); break;
-                default:
-                    if (c < 0x20)
-                    {
-                        sb.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        sb.append(c);
-                    }
-            }
+            final double d = ((Number)v).doubleValue();
+            return Double.isFinite(d) ? new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros() : null;
         }
-        sb.append('"');
+        if (v == null || v instanceof Number || v instanceof Boolean)
+        {
+            return v;
+        }
+        return v.toString();
     }
 
     /** Parses one flat object as written by {@link #toString()} (or by run.sh, which appends fields). */
     static Json parse(final String text)
     {
         final Json json = new Json();
-        JsonReader.object(text.trim()).forEach(json::put);
+        org.rds4j.samples.Json.object(text.trim()).forEach(json::put);
         return json;
     }
 }

@@ -1,7 +1,5 @@
 package org.rds4j.compare;
 
-import java.util.Arrays;
-
 /**
  * The comparison suite's launcher: {@code java -jar compare.jar <system>-<role> [--option value ...]}, one role
  * per process, or {@code report} to turn collected result lines into the table. run.sh is the usual caller.
@@ -14,7 +12,8 @@ import java.util.Arrays;
  * (seconds, default 2/5), {@code --warmup-rt}/{@code --rt} (round trips, default 20000/100000),
  * {@code --port} (first port, default 5000), {@code --server-ip}/{@code --client-ip} (127.0.0.2/127.0.0.1),
  * {@code --timeout} (seconds before the process halts itself, default 120). System options are described on
- * {@link Rds4jBench}, {@link NioBench}, {@link AeronBench} and {@link JGroupsBench}.
+ * {@link Rds4jBench}, {@link NioBench}, {@link AeronBench} and {@link JGroupsBench}; {@link Args} declares
+ * them all, so {@code --help} lists them and an unknown one is a usage error (exit 2).
  */
 public final class Main
 {
@@ -37,16 +36,11 @@ public final class Main
      */
     public static void main(final String[] args) throws Exception
     {
-        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help"))
-        {
-            System.err.println("usage: java -jar compare.jar <rds4j|nio|aeron|jgroups>-<rtt-server|rtt-client|sink|source> [--option value ...]");
-            System.err.println("       java -jar compare.jar report --results FILE [--docs FILE --meta FILE]");
-            System.exit(args.length == 0 ? 2 : 0);
-        }
-        final String command = args[0];
+        final Args options = Args.parseOrExit(args, System.out, System.err);
+        final String command = options.command();
         if (command.equals("report"))
         {
-            Report.main(new Args(args, 1));
+            Report.main(options);
             return;
         }
         final int dash = command.indexOf('-');
@@ -56,8 +50,8 @@ public final class Main
         }
         final String system = command.substring(0, dash);
         final String role = command.substring(dash + 1);
-        final Bench bench = new Bench(new Args(args, 1), system, role);
-        Bench.log("compare: " + system + " " + role + " " + String.join(" ", Arrays.copyOfRange(args, 1, args.length)));
+        final Bench bench = new Bench(options, system, role);
+        Bench.log("compare: " + system + " " + role + " " + String.join(" ", args));
         if (bench.peers > 0 && !system.equals("rds4j") && !system.equals("nio"))
         {
             // run.sh skips these systems in the scale cases; refuse rather than run a different case

@@ -1,6 +1,6 @@
 package org.rds4j.faults;
 
-import org.rds4j.samples.JsonReader;
+import org.rds4j.samples.Json;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +36,7 @@ public record NodeSummary(String node, boolean complete, long elapsedMs, long se
     @SuppressWarnings("unchecked")
     public static NodeSummary parse(final String line)
     {
-        final Map<String, Object> json = JsonReader.object(line);
+        final Map<String, Object> json = Json.object(line);
         final Map<String, Map<String, Object>> pairs = new LinkedHashMap<>();
         for (final Object pair : (List<Object>)json.get("pairs"))
         {
@@ -44,7 +44,7 @@ public record NodeSummary(String node, boolean complete, long elapsedMs, long se
             pairs.put((String)fields.get("peer"), fields);
         }
         return new NodeSummary((String)json.get("node"), (Boolean)json.get("complete"),
-            (Long)json.get("elapsed_ms"), (Long)json.get("send_ms"), pairs, (Map<String, Object>)json.get("counters"));
+            ((Number)json.get("elapsed_ms")).longValue(), ((Number)json.get("send_ms")).longValue(), pairs, (Map<String, Object>)json.get("counters"));
     }
 
     /**
@@ -54,7 +54,7 @@ public record NodeSummary(String node, boolean complete, long elapsedMs, long se
      */
     public long pairLong(final String peer, final String field)
     {
-        return (Long)pair(peer).get(field);
+        return ((Number)pair(peer).get(field)).longValue();
     }
 
     /**
@@ -77,6 +77,6 @@ public record NodeSummary(String node, boolean complete, long elapsedMs, long se
      */
     public long counter(final String name)
     {
-        return (Long)counters.get(name);
+        return ((Number)counters.get(name)).longValue();
     }
 }

@@ -97,7 +97,7 @@ class ConnectionKillTest
         {
             for (final var pair : summary.pairs().values())
             {
-                peerDown += (Long)pair.get("peer_down");
+                peerDown += ((Number)pair.get("peer_down")).longValue();
             }
         }
         System.out.printf("FIGURES ConnectionKillTest: nodes 3, ss -K rounds %d, sockets killed %d, conn_reset %d,"

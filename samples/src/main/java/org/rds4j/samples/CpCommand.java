@@ -132,10 +132,10 @@ public final class CpCommand implements Callable<Integer>
         description = "Client: local address to bind (on an ephemeral port). Default: ${DEFAULT-VALUE}.")
     private InetAddress local;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
-        description = "Client: how long a send may wait for room, and how long to wait for the server's reply. "
-            + "Default: ${DEFAULT-VALUE}.")
-    private long timeoutSeconds;
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30", converter = DurationConverter.class,
+        description = "Client: how long a send may wait for room, and how long to wait for the server's reply, in "
+            + "seconds or with a unit (500ms, 2m). Default: ${DEFAULT-VALUE} s.")
+    private Duration timeout;
 
     @Option(names = "--progress", description = "Client: show the progress bar on stderr even when not interactive.")
     private boolean progress;
@@ -240,9 +240,9 @@ public final class CpCommand implements Callable<Integer>
                 throw usage(serverOption + " is a server option; it needs --serve DIR");
             }
         }
-        if (timeoutSeconds < 1)
+        if (timeout.compareTo(Duration.ofMillis(1)) < 0)
         {
-            throw usage("--timeout must be at least 1 second: " + timeoutSeconds);
+            throw usage("--timeout must be at least 1ms: " + DurationConverter.format(timeout));
         }
         final Destination target;
         try
@@ -270,7 +270,7 @@ public final class CpCommand implements Callable<Integer>
         try (RdsStack stack = RdsStack.open(stackOptions.config("cp"));
             RdsSocket socket = stack.openSocket())
         {
-            socket.setOption(RdsOptions.SO_SNDTIMEO, Duration.ofSeconds(timeoutSeconds));
+            socket.setOption(RdsOptions.SO_SNDTIMEO, timeout);
             socket.bind(new InetSocketAddress(local, 0));
             final long startNs = System.nanoTime();
             final Outcome outcome = send(socket, target.node(), path, size, new ProgressBar(err, size, showProgress));
@@ -363,7 +363,7 @@ public final class CpCommand implements Callable<Integer>
 
     private void awaitReply(final RdsSocket socket, final ReplyCollector replies, final ByteBuffer buffer) throws IOException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        final long deadline = System.nanoTime() + timeout.toNanos();
         long left;
         while (replies.reply == null && (left = deadline - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted())
         {
@@ -385,7 +385,7 @@ public final class CpCommand implements Callable<Integer>
         }
         if (result == RdsResult.ETIMEDOUT)
         {
-            return "no room to send for " + timeoutSeconds + " s: the server at " + IpPortConverter.format(server) +
+            return "no room to send for " + DurationConverter.format(timeout) + ": the server at " + IpPortConverter.format(server) +
                 " does not take data (not running, unreachable, or not draining)";
         }
         return "send failed: " + RdsResult.name(result);

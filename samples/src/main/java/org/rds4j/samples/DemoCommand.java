@@ -64,7 +64,7 @@ public final class DemoCommand implements Callable<Integer>
         description = "Messages each node sends to each other node. Default: ${DEFAULT-VALUE}.")
     private int messages;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64",
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64", converter = SizeConverter.class,
         description = "Payload size, " + HEADER_BYTES + " to 1048576 bytes. Default: ${DEFAULT-VALUE}.")
     private int size;
 
@@ -72,10 +72,10 @@ public final class DemoCommand implements Callable<Integer>
         description = "RDS port every node binds (on its own address). Default: ${DEFAULT-VALUE}.")
     private int port;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
-        description = "SO_RCVTIMEO and SO_SNDTIMEO of the sockets; the demo gives up after this long without progress."
-            + " Default: ${DEFAULT-VALUE}.")
-    private int timeoutSeconds;
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10", converter = DurationConverter.class,
+        description = "SO_RCVTIMEO and SO_SNDTIMEO of the sockets, in seconds or with a unit (500ms); the demo gives up "
+            + "after this long without progress. Default: ${DEFAULT-VALUE} s.")
+    private Duration timeout;
 
     /** Creates the command; picocli sets its options. */
     public DemoCommand()
@@ -87,7 +87,6 @@ public final class DemoCommand implements Callable<Integer>
     {
         validate();
         final PrintWriter out = spec.commandLine().getOut();
-        final Duration timeout = Duration.ofSeconds(timeoutSeconds);
         final InetSocketAddress[] nodes = new InetSocketAddress[NODES];
         for (int i = 0; i < NODES; i++)
         {
@@ -220,9 +219,9 @@ public final class DemoCommand implements Callable<Integer>
         {
             throw new ParameterException(spec.commandLine(), "--port must be 2..65535 (RDS reserves 0 and 1): " + port);
         }
-        if (timeoutSeconds < 1)
+        if (timeout.compareTo(Duration.ofMillis(1)) < 0)
         {
-            throw new ParameterException(spec.commandLine(), "--timeout must be at least 1 second: " + timeoutSeconds);
+            throw new ParameterException(spec.commandLine(), "--timeout must be at least 1ms: " + DurationConverter.format(timeout));
         }
     }
 

@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -75,9 +76,10 @@ public final class InfoCommand implements Callable<Integer>
         + "with each counter's rate per second since the previous refresh.")
     private boolean watch;
 
-    @Option(names = "--interval", paramLabel = "MS", defaultValue = "1000",
-        description = "Milliseconds between refreshes with --watch, at least 10. Default: ${DEFAULT-VALUE}.")
-    private long intervalMs;
+    @Option(names = "--interval", paramLabel = "INTERVAL", defaultValue = "1", converter = DurationConverter.class,
+        description = "Time between refreshes with --watch, in seconds with decimals (0.5) or with a unit (500ms), at "
+            + "least 10ms. Default: ${DEFAULT-VALUE} s.")
+    private Duration interval;
 
     @Option(names = "--json", description = "Print JSON (every counter, with or without --all) instead of tables.")
     private boolean json;
@@ -100,9 +102,10 @@ public final class InfoCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
-        if (intervalMs < 10)
+        if (interval.compareTo(Duration.ofMillis(10)) < 0)
         {
-            throw new ParameterException(spec.commandLine(), "--interval must be at least 10 ms: " + intervalMs);
+            throw new ParameterException(spec.commandLine(), "--interval must be at least 10ms: "
+                + DurationConverter.format(interval));
         }
         if (json && prometheus)
         {
@@ -122,14 +125,14 @@ public final class InfoCommand implements Callable<Integer>
             if (!json && !prometheus)
             {
                 out.print(CLEAR_SCREEN);
-                out.printf("rds info %s, every %d ms, %s (Ctrl-C to stop)%n%n", directory, intervalMs,
+                out.printf("rds info %s, every %s, %s (Ctrl-C to stop)%n%n", directory, DurationConverter.format(interval),
                     LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")));
             }
             show(directory, out, out, rates); // on the screen, not below it
             out.flush();
             try
             {
-                Thread.sleep(intervalMs);
+                Thread.sleep(interval.toMillis());
             }
             catch (final InterruptedException ex)
             {
@@ -179,7 +182,7 @@ public final class InfoCommand implements Callable<Integer>
         }
         if (json)
         {
-            out.println(Json.document(directory, live, stale, deleted));
+            out.println(JsonDocument.document(directory, live, stale, deleted));
         }
         else if (prometheus)
         {
@@ -250,7 +253,7 @@ public final class InfoCommand implements Callable<Integer>
         for (final Map<String, Object> c : view.connections)
         {
             connections.row(address(c.get("local")), address(c.get("remote")), c.get("transport"), c.get("state"),
-                c.get("nextTxSequence"), c.get("nextRxSequence"), c.get("unacked"), c.get("credits"));
+                c.get("next_tx_sequence"), c.get("next_rx_sequence"), c.get("unacked"), c.get("credits"));
         }
         out.println("  connections (" + count(view.connections.size(), view.connectionsTotal) + "):" +
             (view.connections.isEmpty() ? " none" : ""));
@@ -259,8 +262,8 @@ public final class InfoCommand implements Callable<Integer>
         for (final Map<String, Object> s : view.sockets)
         {
             sockets.row(address(s.get("address")), s.get("transport"),
-                s.get("sendQueuedBytes") + "/" + s.get("sendBufferBytes"),
-                s.get("receiveQueuedBytes") + "/" + s.get("receiveBufferBytes"),
+                s.get("send_queued_bytes") + "/" + s.get("send_buffer_bytes"),
+                s.get("receive_queued_bytes") + "/" + s.get("receive_buffer_bytes"),
                 Boolean.TRUE.equals(s.get("congested")) ? "yes" : "no");
         }
         out.println("  sockets (" + count(view.sockets.size(), view.socketsTotal) + "):" + (view.sockets.isEmpty() ? " none" : ""));
@@ -375,8 +378,8 @@ public final class InfoCommand implements Callable<Integer>
             fields.put("remote", c.remote());
             fields.put("transport", c.transport());
             fields.put("state", c.state());
-            fields.put("nextTxSequence", c.nextTxSequence());
-            fields.put("nextRxSequence", c.nextRxSequence());
+            fields.put("next_tx_sequence", c.nextTxSequence());
+            fields.put("next_rx_sequence", c.nextRxSequence());
             fields.put("unacked", c.unacked());
             fields.put("credits", c.credits());
             return fields;
@@ -387,10 +390,10 @@ public final class InfoCommand implements Callable<Integer>
             final Map<String, Object> fields = new LinkedHashMap<>();
             fields.put("address", s.address());
             fields.put("transport", s.transport());
-            fields.put("sendQueuedBytes", s.sendQueuedBytes());
-            fields.put("sendBufferBytes", s.sendBufferBytes());
-            fields.put("receiveQueuedBytes", s.receiveQueuedBytes());
-            fields.put("receiveBufferBytes", s.receiveBufferBytes());
+            fields.put("send_queued_bytes", s.sendQueuedBytes());
+            fields.put("send_buffer_bytes", s.sendBufferBytes());
+            fields.put("receive_queued_bytes", s.receiveQueuedBytes());
+            fields.put("receive_buffer_bytes", s.receiveBufferBytes());
             fields.put("congested", s.congested());
             return fields;
         }
@@ -615,132 +618,85 @@ public final class InfoCommand implements Callable<Integer>
     }
 
     /** The {@code --json} document. */
-    static final class Json
+    static final class JsonDocument
     {
-        private Json()
+        private JsonDocument()
         {
         }
 
         static String document(final Path directory, final List<StackView> live, final List<StackView> stale,
             final List<String> deleted)
         {
-            final StringBuilder json = new StringBuilder("{\"directory\":");
-            string(json, directory.toString());
-            json.append(",\"stacks\":[");
             final long now = System.currentTimeMillis();
-            for (int i = 0; i < live.size(); i++)
+            final List<Map<String, Object>> stacks = new ArrayList<>();
+            for (final StackView view : live)
             {
-                final StackView view = live.get(i);
-                json.append(i == 0 ? "" : ",").append("{\"name\":");
-                string(json, view.name);
-                json.append(",\"pid\":").append(view.pid).append(",\"file\":");
-                string(json, view.file.toString());
-                json.append(",\"startTimeMillis\":").append(view.startTimeMillis)
-                    .append(",\"uptimeMillis\":").append(Math.max(0, now - view.startTimeMillis))
-                    .append(",\"heartbeatAgeMillis\":").append(now - view.heartbeatMillis)
-                    .append(",\"counters\":{");
-                boolean first = true;
-                for (final Map.Entry<String, Long> counter : view.counters.entrySet())
-                {
-                    json.append(first ? "" : ",");
-                    string(json, counter.getKey());
-                    json.append(':').append(counter.getValue());
-                    first = false;
-                }
-                json.append('}');
+                final Map<String, Object> stack = new LinkedHashMap<>();
+                stack.put("name", view.name);
+                stack.put("pid", view.pid);
+                stack.put("file", view.file.toString());
+                stack.put("start_time_ms", view.startTimeMillis);
+                stack.put("uptime_ms", Math.max(0, now - view.startTimeMillis));
+                stack.put("heartbeat_age_ms", now - view.heartbeatMillis);
+                stack.put("counters", view.counters);
                 if (view.snapshotError != null)
                 {
-                    json.append(",\"snapshotError\":");
-                    string(json, view.snapshotError);
+                    stack.put("snapshot_error", view.snapshotError);
                 }
-                json.append(",\"connectionsTotal\":").append(view.connectionsTotal).append(",\"connections\":");
-                records(json, view.connections);
-                json.append(",\"socketsTotal\":").append(view.socketsTotal).append(",\"sockets\":");
-                records(json, view.sockets);
-                json.append('}');
+                stack.put("connections_total", view.connectionsTotal);
+                stack.put("connections", records(view.connections));
+                stack.put("sockets_total", view.socketsTotal);
+                stack.put("sockets", records(view.sockets));
+                stacks.add(stack);
             }
-            json.append("],\"stale\":[");
-            for (int i = 0; i < stale.size(); i++)
+            final List<Map<String, Object>> staleFiles = new ArrayList<>();
+            for (final StackView view : stale)
             {
-                final StackView view = stale.get(i);
-                json.append(i == 0 ? "" : ",").append("{\"name\":");
-                string(json, view.name);
-                json.append(",\"pid\":").append(view.pid).append(",\"file\":");
-                string(json, view.file.toString());
-                json.append(",\"reason\":");
-                string(json, view.staleReason());
-                json.append(",\"deleted\":").append(deleted.contains(view.file.toString())).append('}');
+                final Map<String, Object> file = new LinkedHashMap<>();
+                file.put("name", view.name);
+                file.put("pid", view.pid);
+                file.put("file", view.file.toString());
+                file.put("reason", view.staleReason());
+                file.put("deleted", deleted.contains(view.file.toString()));
+                staleFiles.add(file);
             }
-            return json.append("]}").toString();
+            final Map<String, Object> document = new LinkedHashMap<>();
+            document.put("directory", directory.toString());
+            document.put("stacks", stacks);
+            document.put("stale", staleFiles);
+            return Json.write(document);
         }
 
-        private static void records(final StringBuilder json, final List<Map<String, Object>> records)
+        /** @return the records with addresses as text: a socket address as two fields, its address and {@code port}. */
+        private static List<Map<String, Object>> records(final List<Map<String, Object>> records)
         {
-            json.append('[');
-            for (int i = 0; i < records.size(); i++)
+            final List<Map<String, Object>> out = new ArrayList<>(records.size());
+            for (final Map<String, Object> record : records)
             {
-                json.append(i == 0 ? "{" : ",{");
-                boolean first = true;
-                for (final Map.Entry<String, Object> field : records.get(i).entrySet())
+                final Map<String, Object> fields = new LinkedHashMap<>();
+                record.forEach((key, value) ->
                 {
-                    json.append(first ? "" : ",");
-                    first = false;
-                    final Object value = field.getValue();
                     if (value instanceof InetSocketAddress socketAddress)
                     {
-                        string(json, field.getKey());
-                        json.append(':');
-                        string(json, socketAddress.getAddress() == null ? "?" : socketAddress.getAddress().getHostAddress());
-                        json.append(",\"port\":").append(socketAddress.getPort());
-                        continue;
+                        fields.put(key, socketAddress.getAddress() == null ? "?" : socketAddress.getAddress().getHostAddress());
+                        fields.put("port", socketAddress.getPort());
                     }
-                    string(json, field.getKey());
-                    json.append(':');
-                    if (value instanceof Number || value instanceof Boolean)
+                    else if (value instanceof InetAddress inet)
                     {
-                        json.append(value);
+                        fields.put(key, inet.getHostAddress());
                     }
-                    else if (value == null)
+                    else if (value == null || value instanceof Number || value instanceof Boolean)
                     {
-                        json.append("null");
+                        fields.put(key, value);
                     }
                     else
                     {
-                        string(json, value instanceof InetAddress inet ? inet.getHostAddress() : value.toString());
+                        fields.put(key, value.toString());
                     }
-                }
-                json.append('}');
+                });
+                out.add(fields);
             }
-            json.append(']');
-        }
-
-        static void string(final StringBuilder json, final String value)
-        {
-            json.append('"');
-            for (int i = 0; i < value.length(); i++)
-            {
-                final char c = value.charAt(i);
-                switch (c)
-                {
-                    case '"' -> json.append("\\\"");
-                    case '\\' -> json.append("\\\\");
-                    case '\n' -> json.append("\\n");
-                    case '\r' -> json.append("\\r");
-                    case '\t' -> json.append("\\t");
-                    default ->
-                    {
-                        if (c < 0x20)
-                        {
-                            json.append(String.format("\\u%04x", (int)c));
-                        }
-                        else
-                        {
-                            json.append(c);
-                        }
-                    }
-                }
-            }
-            json.append('"');
+            return out;
         }
     }
 }

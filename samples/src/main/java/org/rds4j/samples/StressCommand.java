@@ -3,6 +3,7 @@ package org.rds4j.samples;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -46,8 +47,9 @@ import picocli.CommandLine.Spec;
             + "one-way or on a passive node: rtt_us is null in JSON), CPU %% of the process (process CPU time / wall time "
             + "/ cores; cpu_cores: CPU time / wall time), and the deltas of the stack counters send_retransmitted "
             + "(retransmits), conn_reset (reconnects) and send_cong_blocked (cong_blocked).",
-        "Exit status 0 only if nothing was lost, duplicated, reordered or corrupted, every send worked and every sender "
-            + "heard from said DONE. Requests still unanswered --grace seconds after the end count as lost."},
+        "Exit status 0 only if nothing was lost or unconfirmed, duplicated, reordered or corrupted, every send worked and "
+            + "every sender heard from said DONE. What a task's DONE_ACK did not count or answer is lost; what is still "
+            + "unanswered (one-way: everything sent) when no DONE_ACK came within --grace is unconfirmed: it may have arrived."},
     footer = {
         "",
         "Example, two shells:",
@@ -57,6 +59,8 @@ public final class StressCommand implements Callable<Integer>
 {
     /** Most sender threads of one node. */
     static final int MAX_TASKS = 1024;
+    /** Longest --duration, --grace and --report-interval: a run's deadlines stay far from overflowing nanoTime. */
+    private static final Duration MAX_DURATION = Duration.ofDays(30);
 
     @Spec
     private CommandSpec spec;
@@ -77,23 +81,25 @@ public final class StressCommand implements Callable<Integer>
         description = "Most requests a task has unanswered at a time (not used with --one-way). Default: ${DEFAULT-VALUE}.")
     private int depth;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "1024",
-        description = "Request payload size, " + StressMessage.HEADER_BYTES + " (the stress header) to 1048576. "
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "1024", converter = SizeConverter.class,
+        description = "Request payload size, " + StressMessage.HEADER_BYTES + " (the stress header) to 1m (k and m are "
+            + "powers of 1024). "
             + "Default: ${DEFAULT-VALUE}.")
     private int size;
 
     @Option(names = "--ack-size", paramLabel = "BYTES", defaultValue = "" + StressMessage.HEADER_BYTES,
-        description = "Reply payload size asked for in each request, " + StressMessage.HEADER_BYTES + " to 1048576. "
+        converter = SizeConverter.class,
+        description = "Reply payload size asked for in each request, " + StressMessage.HEADER_BYTES + " to 1m. "
             + "Default: ${DEFAULT-VALUE}, the smallest (a bare header, as rds-stress's minimal ack).")
     private int ackSize;
 
     @Option(names = "--one-way", description = "Requests get no reply: throughput only, no round trips.")
     private boolean oneWay;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", defaultValue = "10",
-        description = "How long the tasks send; a passive node waits this long after the first request at most. "
-            + "Default: ${DEFAULT-VALUE}.")
-    private double duration;
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10", converter = DurationConverter.class,
+        description = "How long the tasks send, in seconds or with a unit (500ms, 1m); a passive node waits this long "
+            + "after the first request at most. Default: ${DEFAULT-VALUE} s.")
+    private Duration duration;
 
     @Option(names = "--verify",
         description = "Fill each payload with a pattern derived from its task and sequence number and check it on receipt "
@@ -109,14 +115,15 @@ public final class StressCommand implements Callable<Integer>
     @Option(names = "--json", description = "One JSON object per line: a start line, one per interval, the summary last.")
     private boolean json;
 
-    @Option(names = "--report-interval", paramLabel = "SECONDS", defaultValue = "1",
-        description = "Seconds between interval reports; 0 for the summary only. Default: ${DEFAULT-VALUE}.")
-    private double reportInterval;
+    @Option(names = "--report-interval", paramLabel = "INTERVAL", defaultValue = "1", converter = DurationConverter.class,
+        description = "Time between interval reports; 0 for the summary only. Default: ${DEFAULT-VALUE} s.")
+    private Duration reportInterval;
 
-    @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "2",
-        description = "At the end, how long to wait for replies still due, DONE acknowledgements and other senders' DONE; "
-            + "requests unanswered then count as lost. Default: ${DEFAULT-VALUE}.")
-    private double grace;
+    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "2", converter = DurationConverter.class,
+        description = "At the end, how long to wait for replies still due, DONE acknowledgements and other senders' DONE. "
+            + "It starts again whenever the peers acknowledge more of what this node queued while a DONE_ACK is due, so a "
+            + "DONE behind a long send queue on a slow link is waited for. Default: ${DEFAULT-VALUE} s.")
+    private Duration grace;
 
     @Mixin
     private StackOptions stackOptions;
@@ -166,24 +173,27 @@ public final class StressCommand implements Callable<Integer>
         }
         checkSize("--size", size);
         checkSize("--ack-size", ackSize);
-        if (!(duration > 0) || duration > 1e6)
+        if (duration.isZero() || duration.compareTo(MAX_DURATION) > 0)
         {
-            throw usage("--duration must be more than 0 seconds: " + duration);
+            throw usage("--duration must be more than 0 and at most " + DurationConverter.format(MAX_DURATION) + ": "
+                + DurationConverter.format(duration));
         }
         if (!(rate >= 0) || Double.isInfinite(rate))
         {
             throw usage("--rate must be 0 (as fast as possible) or a positive number of requests per second: " + rate);
         }
-        if (!(reportInterval >= 0) || reportInterval > 1e6 || (reportInterval > 0 && reportInterval < 0.01))
+        if (reportInterval.compareTo(MAX_DURATION) > 0
+            || (!reportInterval.isZero() && reportInterval.compareTo(Duration.ofMillis(10)) < 0))
         {
-            throw usage("--report-interval must be 0 (none) or at least 0.01 seconds: " + reportInterval);
+            throw usage("--report-interval must be 0 (none) or 10ms.." + DurationConverter.format(MAX_DURATION) + ": "
+                + DurationConverter.format(reportInterval));
         }
-        if (!(grace >= 0) || grace > 1e6)
+        if (grace.compareTo(MAX_DURATION) > 0)
         {
-            throw usage("--grace must be 0 or more seconds: " + grace);
+            throw usage("--grace must be at most " + DurationConverter.format(MAX_DURATION) + ": " + DurationConverter.format(grace));
         }
-        return new StressSettings(bind, peers, tasks, depth, size, ackSize, oneWay, nanos(duration), verify, rate, json,
-            nanos(reportInterval), nanos(grace));
+        return new StressSettings(bind, peers, tasks, depth, size, ackSize, oneWay, duration.toNanos(), verify, rate, json,
+            reportInterval.toNanos(), grace.toNanos());
     }
 
     private void checkSize(final String option, final int bytes)
@@ -198,10 +208,5 @@ public final class StressCommand implements Callable<Integer>
     private ParameterException usage(final String message)
     {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    private static long nanos(final double seconds)
-    {
-        return Math.round(seconds * 1e9);
     }
 }

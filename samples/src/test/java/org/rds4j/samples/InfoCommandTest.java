@@ -182,7 +182,10 @@ class InfoCommandTest
         assertTrue(json.contains("\"conn_bad_frame\":0"), json);
         assertTrue(json.contains("\"local\":\"127.0.8.2\",\"remote\":\"127.0.8.1\",\"transport\":\"tcp\",\"state\":\"UP\""), json);
         assertTrue(json.contains("\"address\":\"127.0.8.2\",\"port\":5000"), json);
-        assertTrue(json.contains("\"receiveQueuedBytes\":" + TO_B * SIZE), json);
+        assertTrue(json.contains("\"receive_queued_bytes\":" + TO_B * SIZE), json);
+        assertTrue(json.contains("\"next_tx_sequence\":"), json);
+        // one key style for every --json output: snake_case, as rds stress and rds ping
+        assertFalse(Pattern.compile("\"[a-z0-9_]*[A-Z][A-Za-z0-9_]*\":").matcher(json).find(), json);
     }
 
     @Test
@@ -255,7 +258,7 @@ class InfoCommandTest
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(new StringWriter(), true));
         final AtomicInteger code = new AtomicInteger(-1);
-        final Thread watcher = new Thread(() -> code.set(cli.execute("info", "--dir", dir.toString(), "--watch", "--interval", "20")));
+        final Thread watcher = new Thread(() -> code.set(cli.execute("info", "--dir", dir.toString(), "--watch", "--interval", "20ms")));
         watcher.start();
         Await.until(() -> out.toString().split(Pattern.quote(InfoCommand.CLEAR_SCREEN), -1).length > 3, "three refreshes");
         watcher.interrupt();
@@ -278,9 +281,9 @@ class InfoCommandTest
         {
             assertTrue(help.out.contains(option), option + " in " + help);
         }
-        final Result bad = run("info", "--dir", dir.toString(), "--interval", "5");
+        final Result bad = run("info", "--dir", dir.toString(), "--interval", "0.005");
         assertEquals(2, bad.code, bad.toString());
-        assertTrue(bad.err.contains("--interval must be at least 10 ms"), bad.toString());
+        assertTrue(bad.err.contains("--interval must be at least 10ms: 5ms"), bad.toString());
     }
 
     private static Map<Integer, StackInfoReader.SocketRecord> byPort(final List<StackInfoReader.SocketRecord> sockets)

@@ -1,20 +1,26 @@
 package org.rds4j.samples.stress;
 
-import java.util.Locale;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.rds4j.samples.Json;
 
 /**
- * Builds one JSON object on one line, by hand (the tool needs no JSON library): numbers are written as
- * JSON numbers (a non-finite double as {@code null}), strings are escaped.
+ * Builds one JSON object, in the order its fields are added, and writes it on one line through {@link Json}:
+ * a whole number as an integer, any other number with at most three decimals and never with an exponent, a
+ * non-finite double as {@code null}.
  */
 public final class JsonLine
 {
-    private final StringBuilder text = new StringBuilder(256);
-    private boolean first = true;
+    private final Map<String, Object> fields = new LinkedHashMap<>();
 
     /** Starts an empty object. */
     public JsonLine()
     {
-        text.append('{');
     }
 
     /**
@@ -24,7 +30,7 @@ public final class JsonLine
      */
     public JsonLine add(final String name, final long value)
     {
-        key(name).append(value);
+        fields.put(name, value);
         return this;
     }
 
@@ -35,15 +41,7 @@ public final class JsonLine
      */
     public JsonLine add(final String name, final double value)
     {
-        key(name);
-        if (Double.isFinite(value))
-        {
-            text.append(number(value));
-        }
-        else
-        {
-            text.append("null");
-        }
+        fields.put(name, Double.isFinite(value) ? rounded(value) : null);
         return this;
     }
 
@@ -54,26 +52,18 @@ public final class JsonLine
      */
     public JsonLine add(final String name, final boolean value)
     {
-        key(name).append(value);
+        fields.put(name, value);
         return this;
     }
 
     /**
      * @param name  the key.
-     * @param value the value, escaped; {@code null} as {@code null}.
+     * @param value the value; {@code null} as {@code null}.
      * @return this.
      */
     public JsonLine add(final String name, final String value)
     {
-        key(name);
-        if (value == null)
-        {
-            text.append("null");
-        }
-        else
-        {
-            quote(value);
-        }
+        fields.put(name, value);
         return this;
     }
 
@@ -84,7 +74,7 @@ public final class JsonLine
      */
     public JsonLine add(final String name, final JsonLine object)
     {
-        key(name).append(object == null ? "null" : object.toString());
+        fields.put(name, object == null ? null : object.fields);
         return this;
     }
 
@@ -95,7 +85,10 @@ public final class JsonLine
      */
     public JsonLine add(final String name, final Iterable<String> values)
     {
-        return array(name, values, this::quote);
+        final List<String> list = new ArrayList<>();
+        values.forEach(list::add);
+        fields.put(name, list);
+        return this;
     }
 
     /**
@@ -105,31 +98,17 @@ public final class JsonLine
      */
     public JsonLine addObjects(final String name, final Iterable<JsonLine> objects)
     {
-        return array(name, objects, text::append);
-    }
-
-    private <T> JsonLine array(final String name, final Iterable<T> values, final java.util.function.Consumer<T> write)
-    {
-        key(name).append('[');
-        boolean firstValue = true;
-        for (final T value : values)
-        {
-            if (!firstValue)
-            {
-                text.append(',');
-            }
-            firstValue = false;
-            write.accept(value);
-        }
-        text.append(']');
+        final List<Map<String, Object>> list = new ArrayList<>();
+        objects.forEach(o -> list.add(o.fields));
+        fields.put(name, list);
         return this;
     }
 
-    /** @return the object, closed: {@code {"k":v,...}}. */
+    /** @return the object on one line: {@code {"k":v,...}}. */
     @Override
     public String toString()
     {
-        return text + "}";
+        return Json.write(fields);
     }
 
     /**
@@ -138,55 +117,12 @@ public final class JsonLine
      */
     static String number(final double value)
     {
-        if (value == Math.rint(value) && Math.abs(value) < 1e15)
-        {
-            return Long.toString((long)value);
-        }
-        String s = String.format(Locale.ROOT, "%.3f", value);
-        while (s.endsWith("0"))
-        {
-            s = s.substring(0, s.length() - 1);
-        }
-        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+        return rounded(value).toPlainString();
     }
 
-    private StringBuilder key(final String name)
+    private static BigDecimal rounded(final double value)
     {
-        if (!first)
-        {
-            text.append(',');
-        }
-        first = false;
-        quote(name);
-        return text.append(':');
-    }
-
-    private void quote(final String s)
-    {
-        text.append('"');
-        for (int i = 0; i < s.length(); i++)
-        {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> text.append("\\\"");
-                case '\\' -> text.append("\\\\");
-                case '\n' -> text.append("\\n");
-                case '\r' -> text.append("\\r");
-                case '\t' -> text.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        text.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        text.append(c);
-                    }
-                }
-            }
-        }
-        text.append('"');
+        final BigDecimal exact = new BigDecimal(value).setScale(3, RoundingMode.HALF_EVEN).stripTrailingZeros();
+        return exact.signum() == 0 ? BigDecimal.ZERO : exact;
     }
 }

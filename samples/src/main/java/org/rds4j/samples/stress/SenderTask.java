@@ -50,9 +50,9 @@ public final class SenderTask implements Runnable
     private volatile long stopNanos;
     private volatile String failure;
     private Thread thread;
+    private volatile long giveUpNanos;
     private long startNanos;
     private long endNanos;
-    private long giveUpNanos;
 
     /**
      * @param id       the task's number on this node, 0..65535: its requests carry it.
@@ -82,7 +82,8 @@ public final class SenderTask implements Runnable
      *
      * @param start     when the run started ({@link System#nanoTime()}).
      * @param end       when to stop sending requests.
-     * @param giveUp    when to stop trying to send DONE (a peer that takes no messages).
+     * @param giveUp    when to stop trying to send DONE (a peer that takes no messages); moved on by
+     *                  {@link #giveUpAt(long)}.
      * @param name      the thread's name.
      */
     public void start(final long start, final long end, final long giveUp, final String name)
@@ -103,7 +104,7 @@ public final class SenderTask implements Runnable
             final long count = sendRequests();
             stopNanos = System.nanoTime();
             StressMessage.writeHeader(done, StressMessage.DONE, 0, id, StressMessage.HEADER_BYTES, peersTasks, count, 0);
-            final int result = send(done, giveUpNanos);
+            final int result = sendDone();
             if (result < 0)
             {
                 sendErrors.incrementAndGet();
@@ -176,7 +177,7 @@ public final class SenderTask implements Runnable
             final int result = send(request, endNanos);
             if (result < 0)
             {
-                if (result == RdsResult.ETIMEDOUT || result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS)
+                if (retryable(result))
                 {
                     break; // still blocked at the end: this request was not sent
                 }
@@ -191,6 +192,18 @@ public final class SenderTask implements Runnable
         return sequence;
     }
 
+    /** Sends DONE, retried after SO_SNDTIMEO until the give-up moment, which may move on meanwhile. */
+    private int sendDone() throws IOException
+    {
+        int result;
+        do
+        {
+            result = send(done, giveUpNanos);
+        }
+        while (retryable(result) && System.nanoTime() - giveUpNanos < 0);
+        return result;
+    }
+
     /** Blocking send, retried after SO_SNDTIMEO until {@code deadline}; returns the last result. */
     private int send(final ByteBuffer message, final long deadline) throws IOException
     {
@@ -198,12 +211,17 @@ public final class SenderTask implements Runnable
         {
             message.clear();
             final int result = socket.send(message, peer);
-            if (result >= 0 || (result != RdsResult.ETIMEDOUT && result != RdsResult.EAGAIN && result != RdsResult.ENOBUFS)
-                || System.nanoTime() - deadline >= 0)
+            if (!retryable(result) || System.nanoTime() - deadline >= 0)
             {
                 return result;
             }
         }
+    }
+
+    /** @return whether a send failed only for want of room or of an uncongested destination, so may be tried again. */
+    private static boolean retryable(final int result)
+    {
+        return result == RdsResult.ETIMEDOUT || result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS;
     }
 
     private boolean awaitWindow(final long sequence, final long depth)
@@ -246,6 +264,17 @@ public final class SenderTask implements Runnable
                 Thread.onSpinWait();
             }
         }
+    }
+
+    /**
+     * Moves the moment the task stops trying to send DONE: the run's grace period starts later while the
+     * send queue is still draining.
+     *
+     * @param giveUp the new moment ({@link System#nanoTime()}).
+     */
+    public void giveUpAt(final long giveUp)
+    {
+        giveUpNanos = giveUp;
     }
 
     // ------------------------------------------------------------ called by the receive thread

@@ -26,20 +26,27 @@ import org.rds4j.transport.tcp.TcpConfig;
  * <p>
  * <b>End of a run.</b> An active node's tasks send requests for the duration, then each sends DONE with its
  * count and the node waits up to the grace period for what is still due: the replies to requests in flight,
- * a DONE_ACK for every task, and DONE from every node that sent to this one. Requests still unanswered then
- * count as lost; one-way, a task's lost requests are those its peer's DONE_ACK does not count (all of them
- * without a DONE_ACK). A passive node ends once every sender it heard from said DONE for all its tasks, or
- * {@code duration + grace} after its first request (after its start if none comes). Before closing, a node
- * waits up to {@value #LINGER_MILLIS} ms for its answers to be acknowledged, so that a DONE_ACK is not dropped
- * with the socket. The summary's counters (retransmits, reconnects) are read at the moment the run is complete,
- * before a peer that finished first closes its connection.
+ * a DONE_ACK for every task, and DONE from every node that sent to this one. The grace period starts when
+ * the sending ends, and starts again at every look (every {@value #POLL_MILLIS} ms) that finds the peers'
+ * stacks acknowledged more of this node's messages while a DONE_ACK is still due: a DONE queued behind a
+ * full send queue on a slow link gets its whole grace once it has been acknowledged, while a peer that
+ * acknowledges nothing still ends the run one grace period after the last acknowledgement. What a DONE_ACK
+ * settles is counted: requests its peer did not get, and requests unanswered when it came, are lost. What
+ * no DONE_ACK settled is <em>unconfirmed</em>, not lost: requests unanswered (one-way: all requests) of a
+ * task whose DONE_ACK did not come may have arrived. Either fails the run. A passive node ends once every
+ * sender it heard from said DONE for all its tasks, or {@code duration + grace} after its first request (after
+ * its start if none comes). Before closing, a node waits up to {@value #LINGER_MILLIS} ms for its answers to be
+ * acknowledged, so that a DONE_ACK is not dropped with the socket. The summary's counters (retransmits,
+ * reconnects) are read at the moment the run is complete, before a peer that finished first closes its
+ * connection.
  */
 public final class StressRun
 {
     /** SO_SNDTIMEO and SO_RCVTIMEO of the socket: how often blocked threads look at the clock. */
     static final Duration SOCKET_TIMEOUT = Duration.ofMillis(50);
     private static final long LINGER_MILLIS = 1000;
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long POLL_MILLIS = 20;
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS);
     private static final double MB = 1e6;
 
     private final StressSettings settings;
@@ -51,6 +58,8 @@ public final class StressRun
     private final int processors = Runtime.getRuntime().availableProcessors();
     private volatile Totals completeTotals;
     private volatile Thread main;
+    private long graceStart;
+    private long acknowledged;
 
     /**
      * @param settings the run.
@@ -98,6 +107,7 @@ public final class StressRun
         final String node = IpPortConverter.format(settings.bind());
         receiver.start("stress-receive-" + node);
         final long end = start + settings.durationNanos();
+        graceStart = end;
         for (final SenderTask task : tasks)
         {
             task.start(start, end, end + settings.graceNanos(), "stress-task-" + task.id() + "-" + node);
@@ -123,6 +133,10 @@ public final class StressRun
                 {
                     nextReport = now + interval; // fell behind: skip, do not catch up
                 }
+            }
+            if (settings.active() && now - end >= 0)
+            {
+                moveGraceStart(now);
             }
             if (finished(now, start, end))
             {
@@ -159,11 +173,41 @@ public final class StressRun
         }
         if (settings.active())
         {
-            return now - (end + settings.graceNanos()) >= 0;
+            return now - (graceStart + settings.graceNanos()) >= 0;
         }
         final long first = receiver.firstRequestNanos();
         final long from = first != 0 && first - start > 0 ? first : start;
         return now - (from + settings.durationNanos() + settings.graceNanos()) >= 0;
+    }
+
+    /**
+     * Starts the grace period again if a DONE_ACK is still due and the stack's count of messages the peers
+     * acknowledged moved since the last look, and tells the tasks, whose DONE may still wait for room.
+     */
+    private void moveGraceStart(final long now)
+    {
+        final long acked = stack.counters().getOrDefault("send_drop_acked", 0L);
+        if (acked != acknowledged && receiver.completeNanos() == 0 && !allDoneAcked())
+        {
+            graceStart = now;
+            for (final SenderTask task : tasks)
+            {
+                task.giveUpAt(now + settings.graceNanos());
+            }
+        }
+        acknowledged = acked;
+    }
+
+    private boolean allDoneAcked()
+    {
+        for (final SenderTask task : tasks)
+        {
+            if (!task.doneAcked())
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Receive thread, once: every sender and every task is done; the counters are read now. */
@@ -363,7 +407,8 @@ public final class StressRun
     {
         long sent = 0;
         long unanswered = 0;
-        long oneWayLost = 0;
+        long settledLost = 0;
+        long unconfirmed = 0;
         long sendErrors = receiver.sendErrors();
         long stop = start;
         int doneAcked = 0;
@@ -380,13 +425,17 @@ public final class StressRun
             {
                 doneAcked++;
             }
-            if (settings.oneWay())
+            // a DONE_ACK follows every reply to the task's requests on one connection: what it did not bring is lost
+            final long taskUnanswered = settings.oneWay() ? 0 : Math.max(0, task.sent() - task.replies());
+            final long missing = settings.oneWay() ? Math.max(0, task.sent() - task.peerReceived()) : taskUnanswered;
+            unanswered += taskUnanswered;
+            if (task.doneAcked())
             {
-                oneWayLost += task.doneAcked() ? Math.max(0, task.sent() - task.peerReceived()) : task.sent();
+                settledLost += missing;
             }
             else
             {
-                unanswered += Math.max(0, task.sent() - task.replies());
+                unconfirmed += settings.oneWay() ? task.sent() : taskUnanswered;
             }
             if (task.failure() != null && problems.size() < 5)
             {
@@ -394,7 +443,7 @@ public final class StressRun
             }
         }
         final long received = receiver.requests();
-        final long lost = receiver.lostRequests() + unanswered + oneWayLost;
+        final long lost = receiver.lostRequests() + settledLost;
         final long duplicated = receiver.duplicated();
         final long reordered = receiver.reordered();
         final long verifyErrors = receiver.verifyErrors();
@@ -414,13 +463,18 @@ public final class StressRun
         final long reconnects = last.reconnects - base.reconnects;
         final long congestion = last.congestion - base.congestion;
         // a sender that never said DONE leaves its tail unknown: not a clean run either
-        final boolean ok = lost == 0 && duplicated == 0 && reordered == 0 && verifyErrors == 0 && sendErrors == 0
+        final boolean ok = lost == 0 && unconfirmed == 0 && duplicated == 0 && reordered == 0 && verifyErrors == 0 && sendErrors == 0
             && receiver.sendersDone() == receiver.senders();
 
         if (lost > 0)
         {
-            problems.add(lost + " lost: " + receiver.lostRequests() + " requests missing here, " + unanswered +
-                " requests unanswered" + (settings.oneWay() ? ", " + oneWayLost + " not confirmed by a DONE_ACK" : ""));
+            problems.add(lost + " lost: " + receiver.lostRequests() + " requests missing here, " + settledLost +
+                (settings.oneWay() ? " requests the peers' DONE_ACK did not count" : " requests unanswered by their DONE_ACK"));
+        }
+        if (unconfirmed > 0)
+        {
+            problems.add(unconfirmed + " unconfirmed: " + (settings.oneWay() ? "requests" : "requests unanswered") +
+                " of tasks whose DONE_ACK did not come, which may have arrived");
         }
         if (receiver.lastError() != null)
         {
@@ -452,6 +506,7 @@ public final class StressRun
                 .add("replies", receiver.replies())
                 .add("replies_sent", receiver.repliesSent())
                 .add("lost", lost)
+                .add("unconfirmed", unconfirmed)
                 .add("unanswered", unanswered)
                 .add("duplicated", duplicated)
                 .add("reordered", reordered)
@@ -476,9 +531,9 @@ public final class StressRun
             out.printf(Locale.ROOT, "stress: summary of the %s node over %.2f s%n", role(), window / 1e9);
             out.printf(Locale.ROOT, "  sent %d, received %d, replies %d (sent %d)%n", sent, received, receiver.replies(),
                 receiver.repliesSent());
-            out.printf(Locale.ROOT, "  lost %d, duplicated %d, reordered %d, verify errors %d, send errors %d%n",
-                lost, duplicated, reordered, verifyErrors, sendErrors);
-            out.printf(Locale.ROOT, "  %.0f msgs/s, %.2f MB/s, cpu %.1f%% of %d cores (%.2f cores busy)%n", msgsPerSecond,
+            out.printf(Locale.ROOT, "  lost %d, unconfirmed %d, duplicated %d, reordered %d, verify errors %d, send errors %d%n",
+                lost, unconfirmed, duplicated, reordered, verifyErrors, sendErrors);
+            out.printf(Locale.ROOT, "  %.0f msgs/s, %.2f MB/s (1 MB = 10^6 bytes), cpu %.1f%% of %d cores (%.2f cores busy)%n", msgsPerSecond,
                 mbPerSecond, cpuPercent(base, last), processors, cpuCores(base, last));
             if (settings.measuresRtt())
             {
