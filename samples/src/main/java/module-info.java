@@ -12,6 +12,9 @@ module org.rds4j.samples
     requires org.rds4j.transport.tcp;
     requires info.picocli;
     requires HdrHistogram;
+    // every --json output and what reads it back (org.rds4j.samples.Json)
+    requires com.fasterxml.jackson.jr.ob;
+    requires com.fasterxml.jackson.core;
     // rds stress reports its process's CPU time and memory (com.sun.management)
     requires jdk.management;
 

@@ -48,6 +48,9 @@ class RdsJarTest
             assertTrue(text(jar, "META-INF/LICENSE.txt").contains("QOS.ch"), "SLF4J's MIT licence");
             assertTrue(text(jar, "META-INF/HdrHistogram-LICENSE.txt").contains("Gil Tene"), "HdrHistogram's licence");
             assertTrue(text(jar, "META-INF/JNA-LICENSE").contains("Java Native Access"), "JNA's licence statement");
+            assertTrue(text(jar, "META-INF/jackson-core-NOTICE").contains("Schubfach"), "jackson-core's NOTICE");
+            assertTrue(text(jar, "META-INF/jackson-jr-NOTICE").contains("Jackson"), "jackson-jr's NOTICE");
+            assertTrue(text(jar, "META-INF/Schubfach-LICENSE").contains("Giulietti"), "Schubfach's licence");
             // a merged jar is no module: the modules' descriptors stay out of it
             assertEquals(null, jar.getEntry("module-info.class"));
         }
@@ -66,7 +69,9 @@ class RdsJarTest
                 new String[] {"org/jctools/queues/MpmcArrayQueue.class", "org.jctools:jctools-core"},
                 new String[] {"com/sun/jna/Native.class", "net.java.dev.jna:jna"},
                 new String[] {"org/slf4j/Logger.class", "org.slf4j:slf4j-api"},
-                new String[] {"org/slf4j/simple/SimpleLogger.class", "org.slf4j:slf4j-simple"});
+                new String[] {"org/slf4j/simple/SimpleLogger.class", "org.slf4j:slf4j-simple"},
+                new String[] {"com/fasterxml/jackson/jr/ob/JSON.class", "com.fasterxml.jackson.jr:jackson-jr-objects"},
+                new String[] {"com/fasterxml/jackson/core/JsonFactory.class", "com.fasterxml.jackson.core:jackson-core"});
             for (final String[] library : bundled)
             {
                 assertNotNull(jar.getEntry(library[0]), library[0] + " is not in the jar: update this test and NOTICE");
