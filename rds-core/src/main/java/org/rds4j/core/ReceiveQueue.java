@@ -22,9 +22,10 @@ import java.util.function.IntConsumer;
  * message). The queue must still take every message, as the kernel's does: congestion is advisory, and a peer
  * may overrun the receive buffer with what it had queued before it saw the port congested. So a message that
  * does not fit (larger than the ring's largest record, or the ring is full) waits outside it in a pooled
- * message ({@code recv_ring_spill}), and so does every message after it until those are taken, which keeps
- * the order: a reader takes from the ring while it holds anything (all of it older than what waits outside),
- * then from outside.
+ * message ({@code recv_ring_spill}), and so does every message after it until those are taken. That keeps
+ * the order: while a message waits outside, every record in the ring is older than it, so a reader looks at
+ * the first message waiting outside first, then takes from the ring if it holds anything, else that message.
+ * (Looking at the ring first would let a record written after that look pass a message spilled after it.)
  * <p>
  * Threads: the agent offers messages and events and wakes the waiters; application threads take, one at a
  * time under a lock that is held only while taking, never while waiting.
@@ -93,17 +94,25 @@ final class ReceiveQueue
         {
             deliverNotifications();
             final ReceiveRing current = ring;
-            if (current != null && !current.isEmpty())
+            final Message waiting = spilled.relaxedPeek();
+            if (current != null && (waiting == null || !current.isEmpty()))
             {
                 final InetSocketAddress sender = current.takeInto(dst);
-                taken(current.lastLength());
-                return sender;
+                if (sender != null)
+                {
+                    taken(current.lastLength());
+                    return sender;
+                }
+                if (waiting == null || !current.isEmpty())
+                {
+                    return null; // nothing, or a record still being written, which is older than what waits
+                }
             }
-            final Message message = spilled.relaxedPoll();
-            if (message == null)
+            if (waiting == null)
             {
                 return null;
             }
+            final Message message = spilled.relaxedPoll();
             final int length = Math.min(message.payloadLength, dst.remaining());
             message.buffer.getBytes(RdsHeader.LENGTH, dst, length);
             final InetSocketAddress sender = message.sender;
@@ -129,24 +138,38 @@ final class ReceiveQueue
         try
         {
             deliverNotifications();
-            int delivered = 0;
             final ReceiveRing current = ring;
-            if (current != null)
+            int delivered = 0;
+            while (delivered < limit)
             {
-                delivered = current.poll(handler, limit, takenFromRing);
-            }
-            Message message;
-            // the ring is empty (or the limit reached): what waits outside is newer than all it held
-            while (delivered < limit && (current == null || current.isEmpty()) && (message = spilled.relaxedPoll()) != null)
-            {
+                // as in takeInto: the first message waiting outside, then the ring, whose records are all older
+                final Message waiting = spilled.relaxedPeek();
+                if (current != null && (waiting == null || !current.isEmpty()))
+                {
+                    final int read = current.poll(handler, limit - delivered, takenFromRing);
+                    delivered += read;
+                    if (read > 0)
+                    {
+                        continue;
+                    }
+                    if (waiting == null || !current.isEmpty())
+                    {
+                        break; // nothing, or a record still being written, which is older than what waits
+                    }
+                }
+                if (waiting == null)
+                {
+                    break;
+                }
+                spilled.relaxedPoll();
                 delivered++;
                 try
                 {
-                    handler.onMessage(message.sender, message.payload());
+                    handler.onMessage(waiting.sender, waiting.payload());
                 }
                 finally
                 {
-                    taken(message);
+                    taken(waiting);
                 }
             }
             return delivered;

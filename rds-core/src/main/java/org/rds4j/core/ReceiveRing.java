@@ -160,7 +160,7 @@ final class ReceiveRing
     /**
      * Reader: copies the oldest record's payload into {@code dst}, truncated to its room.
      *
-     * @return the sender, or null if the ring is empty.
+     * @return the sender, or null if the ring holds no record (or only one still being written).
      */
     InetSocketAddress takeInto(final ByteBuffer dst)
     {
@@ -168,7 +168,11 @@ final class ReceiveRing
         lastSender = null;
         try
         {
-            ring.read(copier, 1);
+            // a read ends at the ring's end: one that found only the padding there reads again from the start
+            if (ring.read(copier, 1) == 0 && !isEmpty())
+            {
+                ring.read(copier, 1);
+            }
             return lastSender;
         }
         finally
@@ -195,7 +199,9 @@ final class ReceiveRing
         pollTaken = taken;
         try
         {
-            return ring.read(poller, limit);
+            // a read ends at the ring's end: what is left goes on from the start
+            final int read = ring.read(poller, limit);
+            return read < limit && !isEmpty() ? read + ring.read(poller, limit - read) : read;
         }
         finally
         {

@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -173,6 +175,101 @@ class ReceiveQueueTest
             assertTrue(queue.queuedBytes() >= 0);
         }
         assertEquals(allocated, counters.poolAlloc.get());
+    }
+
+    /**
+     * The agent writing while an application thread takes, messages of mixed sizes so that some go around the
+     * ring: every message comes in the order offered, through receive and poll alike. A reader that looked at
+     * the ring, found it empty, and then took a spilled message could pass a ring record written in between.
+     */
+    @Test
+    void concurrentOffersAndTakesKeepTheOrderAcrossTheRingAndTheSpill() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        final int count = 1_000_000;
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final Thread producer = new Thread(() ->
+        {
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[1024]);
+            for (int i = 0; i < count && failure.get() == null; i++)
+            {
+                // every other one larger than an eighth of the ring; the queue is kept short so the ring empties often
+                final int length = i % 2 == 1 ? 1000 : 8 + i % 64;
+                message.putInt(0, i, java.nio.ByteOrder.BIG_ENDIAN);
+                while (queue.queuedBytes() > 3 * RING && failure.get() == null)
+                {
+                    Thread.onSpinWait();
+                }
+                queue.offer(from, message, 0, length, counters);
+            }
+        }, "rq-producer");
+        producer.start();
+        final ByteBuffer dst = ByteBuffer.allocate(1024);
+        final int[] next = {0};
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try
+        {
+            while (next[0] < count)
+            {
+                assertTrue(System.nanoTime() < deadline, "took " + next[0] + " of " + count + " in 60 s");
+                if ((next[0] & 1) == 0)
+                {
+                    dst.clear();
+                    if (queue.takeInto(dst) != null)
+                    {
+                        assertEquals(next[0], dst.getInt(0), "receive out of order");
+                        next[0]++;
+                    }
+                }
+                else
+                {
+                    queue.poll((sender, payload) ->
+                    {
+                        assertEquals(next[0], payload.getInt(payload.position()), "poll out of order");
+                        next[0]++;
+                    }, 5);
+                }
+            }
+        }
+        catch (final Throwable t)
+        {
+            failure.set(t);
+            throw t;
+        }
+        finally
+        {
+            producer.join();
+        }
+        assertTrue(counters.recvRingSpill.get() >= count / 2, "spilled " + counters.recvRingSpill.get());
+    }
+
+    /** A record that did not fit at the ring's end starts it again after padding: a take must find it there. */
+    @Test
+    void aRecordAfterTheRingsWrapIsTakenAtOnce() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        final ByteBuffer dst = ByteBuffer.allocate(450);
+        // a 450-byte message is a record of 480 bytes: eight fill 3,840 of 4,096 bytes, the ninth waits outside
+        for (int i = 0; i < 9; i++)
+        {
+            offer(from, bytes(450, i));
+        }
+        assertEquals(1, counters.recvRingSpill.get());
+        for (int i = 0; i < 9; i++)
+        {
+            assertEquals(from, queue.takeInto(dst.clear()), "message " + i);
+        }
+        // the next record goes to the ring's start, behind padding at its end
+        offer(from, bytes(450, 42));
+        assertEquals(from, queue.takeInto(dst.clear()), "taken across the wrap");
+        assertArrayEquals(bytes(450, 42), received(dst));
+        for (int i = 0; i < 8; i++)
+        {
+            offer(from, bytes(450, i));
+        }
+        assertEquals(8, queue.poll((sender, payload) -> { }, 10), "polled across the wrap");
     }
 
     @Test
