@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -53,6 +54,16 @@ class RdsJarTest
             assertTrue(text(jar, "META-INF/Schubfach-LICENSE").contains("Giulietti"), "Schubfach's licence");
             // a merged jar is no module: the modules' descriptors stay out of it
             assertEquals(null, jar.getEntry("module-info.class"));
+        }
+    }
+
+    /** JNA loads its native library: on JDK 24+ that warns at every start unless the jar enables native access. */
+    @Test
+    void enablesNativeAccessForJavaJar() throws IOException
+    {
+        try (JarFile jar = new JarFile(JAR.toFile()))
+        {
+            assertEquals("ALL-UNNAMED", jar.getManifest().getMainAttributes().getValue("Enable-Native-Access"));
         }
     }
 
