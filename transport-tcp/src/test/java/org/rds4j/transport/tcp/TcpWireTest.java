@@ -853,7 +853,10 @@ class TcpWireTest
         final int test, final int window, final int count, final IntUnaryOperator size, final int sendRingBytes)
         throws Exception
     {
+        // the fake peer never answers: a heartbeat (a sequenced probe, counted in send_transmitted) would go
+        // after each second of its silence, so a run slowed past a second by a loaded machine counted one more
         stack = RdsStack.open(RdsStackConfig.builder().name("wire-ring-" + sendRingBytes)
+            .heartbeat(Duration.ofSeconds(60), Duration.ofSeconds(120))
             .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(sendRingBytes).build()).build());
         final InetAddress peerAddress = address(test, 20);
         final FakePeer.Listener listener = track(FakePeer.listen(peerAddress, TCP_PORT, window));
