@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -28,20 +30,28 @@ public final class ThreadWakeUps
 
     /**
      * @param threadName the thread's name; its first {@link #NAME_CHARS} characters must name no other thread.
-     * @return the counter of that thread.
-     * @throws AssertionError if no thread, or more than one, has that name.
+     * @return the counter of that thread, once the thread has started and named itself (within 10 s: a thread
+     *         names itself when it first runs, which on a loaded machine may be after its start returned).
+     * @throws AssertionError if no thread, or more than one, has that name by then.
      */
     public static ThreadWakeUps of(final String threadName)
     {
         final String comm = threadName.substring(0, Math.min(NAME_CHARS, threadName.length()));
+        final List<Path> found = new ArrayList<>();
+        Await.until(Duration.ofSeconds(10), () ->
+        {
+            found.clear();
+            found.addAll(tasksNamed(comm));
+            return found.size() == 1;
+        }, () -> "threads named " + comm + ": " + found);
+        return new ThreadWakeUps(found.get(0));
+    }
+
+    private static List<Path> tasksNamed(final String comm)
+    {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task")))
         {
-            final List<Path> found = tasks.filter(t -> read(t.resolve("comm")).strip().equals(comm)).toList();
-            if (found.size() != 1)
-            {
-                throw new AssertionError("threads named " + comm + ": " + found);
-            }
-            return new ThreadWakeUps(found.get(0));
+            return tasks.filter(t -> read(t.resolve("comm")).strip().equals(comm)).toList();
         }
         catch (final IOException ex)
         {
