@@ -93,8 +93,9 @@ final class ReceiveQueue
         try
         {
             deliverNotifications();
-            final ReceiveRing current = ring;
             final Message waiting = spilled.relaxedPeek();
+            // read after the look outside: a ring the writer made before spilling that message is seen
+            final ReceiveRing current = ring;
             if (current != null && (waiting == null || !current.isEmpty()))
             {
                 final InetSocketAddress sender = current.takeInto(dst);
@@ -138,12 +139,12 @@ final class ReceiveQueue
         try
         {
             deliverNotifications();
-            final ReceiveRing current = ring;
             int delivered = 0;
             while (delivered < limit)
             {
                 // as in takeInto: the first message waiting outside, then the ring, whose records are all older
                 final Message waiting = spilled.relaxedPeek();
+                final ReceiveRing current = ring;
                 if (current != null && (waiting == null || !current.isEmpty()))
                 {
                     final int read = current.poll(handler, limit - delivered, takenFromRing);
