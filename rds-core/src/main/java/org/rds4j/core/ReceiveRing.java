@@ -1,7 +1,6 @@
 package org.rds4j.core;
 
 import org.agrona.DirectBuffer;
-import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -9,21 +8,13 @@ import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.rds4j.RdsMessageHandler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.IdentityHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
@@ -32,11 +23,7 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * A socket's receive ring: the shared memory the stack writes each delivered message into, once, and the
  * application reads it from: {@code poll} hands the message to its handler in place, {@code receive} copies it
  * out. An agrona one-to-one ring buffer (one writer: the thread running the duty cycle; one reader at a time:
- * the socket's receive lock) on a file mapped from the stack's info directory, {@code /dev/shm} by default. The
- * file is unlinked as soon as it is mapped, so no process death leaves it behind; a driver process (the next
- * step) will name its files instead, for its clients to map. Where the directory is not memory (not tmpfs: a
- * mapped file on a disk would be written back to it) or cannot be used, the ring is in direct memory of this
- * process instead, with one warning: nothing outside the process needs it yet.
+ * the socket's receive lock) on {@link SharedMemory}.
  * <p>
  * A record is the sender (its address as 16 bytes, IPv4 in its IPv6-mapped form, then its port as an int)
  * followed by the payload. The reader turns senders back into cached {@link InetSocketAddress} objects, so
@@ -49,10 +36,6 @@ final class ReceiveRing
     private static final int PORT_OFFSET = ADDRESS_LENGTH;
     /** Where the payload starts in a record. */
     static final int SENDER_LENGTH = ADDRESS_LENGTH + Integer.BYTES;
-    private static final AtomicLong FILES = new AtomicLong();
-
-    private static final Logger LOG = LoggerFactory.getLogger(ReceiveRing.class);
-    private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private final ByteBuffer memory;
     private final OneToOneRingBuffer ring;
@@ -78,47 +61,9 @@ final class ReceiveRing
      */
     ReceiveRing(final Path directory, final int capacity)
     {
-        memory = sharedMemory(directory, capacity + RingBufferDescriptor.TRAILER_LENGTH);
+        memory = SharedMemory.map(directory, "rx", capacity + RingBufferDescriptor.TRAILER_LENGTH);
         ring = new OneToOneRingBuffer(new UnsafeBuffer(memory));
         view = memory.duplicate().asReadOnlyBuffer();
-    }
-
-    /** @return the ring's memory: a tmpfs file of the directory, mapped and unlinked, else direct memory. */
-    private static ByteBuffer sharedMemory(final Path directory, final int bytes)
-    {
-        final Path file = directory.resolve(".rx-" + ProcessHandle.current().pid() + "-" + FILES.incrementAndGet() + ".ring");
-        try
-        {
-            Files.createDirectories(directory);
-            final String type = Files.getFileStore(directory).type();
-            if (!"tmpfs".equals(type))
-            {
-                warnOnce(directory + " is " + type + ", not memory");
-                return ByteBuffer.allocateDirect(bytes);
-            }
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE))
-            {
-                return channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
-            }
-            finally
-            {
-                Files.deleteIfExists(file);
-            }
-        }
-        catch (final IOException | UnsupportedOperationException | SecurityException ex)
-        {
-            warnOnce("cannot map a file in " + directory + ": " + ex);
-            return ByteBuffer.allocateDirect(bytes);
-        }
-    }
-
-    private static void warnOnce(final String why)
-    {
-        if (WARNED.compareAndSet(false, true))
-        {
-            LOG.warn("receive rings are in this process's direct memory, not shared memory: {}", why);
-        }
     }
 
     /** @return the largest payload a record can carry; larger messages wait outside the ring. */
@@ -213,7 +158,7 @@ final class ReceiveRing
     /** Releases the memory. The caller makes sure no thread reads or writes the ring any more. */
     void free()
     {
-        BufferUtil.free(memory);
+        SharedMemory.free(memory);
     }
 
     private void copyOut(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
