@@ -35,6 +35,9 @@ public final class RdsStackConfig
     /** Size of a socket's receive ring: {@code rds4j.receive.ring}. */
     public static final Setting<Integer> RECEIVE_RING_BYTES = Setting.ofSize("receiveRingBytes", "rds4j.receive.ring",
         256 << 10, v -> v < 4096 || Integer.bitCount(v) != 1 ? "must be a power of two >= 4096" : null);
+    /** Each socket's send ring, the shared memory its messages are written into: {@code rds4j.send.ring}. */
+    public static final Setting<Integer> SEND_RING_BYTES = Setting.ofSize("sendRingBytes", "rds4j.send.ring",
+        2 << 20, v -> v < 4096 || Integer.bitCount(v) != 1 ? "must be a power of two >= 4096" : null);
     /** Socket-to-agent queue capacity: {@code rds4j.socket.queue.capacity}. */
     public static final Setting<Integer> SOCKET_QUEUE_CAPACITY = Setting.ofInt("socketQueueCapacity",
         "rds4j.socket.queue.capacity", 4096,
@@ -80,7 +83,7 @@ public final class RdsStackConfig
         Setting.ofEnum("threading", "rds4j.threading", Threading.class, Threading.AGENT);
     /** Every setting declared here, for documentation and tests. */
     public static final List<Setting<?>> SETTINGS = List.of(NAME, TRANSPORT, SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES,
-        RECEIVE_RING_BYTES, SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
+        RECEIVE_RING_BYTES, SEND_RING_BYTES, SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
         HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT, INFO_DIRECTORY, INFO_FILE, MAX_PEERS, PEER_CONNECT_RATE, ALLOWED_PEERS,
         THREADING);
 
@@ -90,6 +93,7 @@ public final class RdsStackConfig
     private final int sendBufferBytes;
     private final int receiveBufferBytes;
     private final int receiveRingBytes;
+    private final int sendRingBytes;
     private final int socketQueueCapacity;
     private final String idleStrategy;
     private final Duration ackDelay;
@@ -115,6 +119,7 @@ public final class RdsStackConfig
         sendBufferBytes = SEND_BUFFER_BYTES.resolve(b.sendBufferBytes, source);
         receiveBufferBytes = RECEIVE_BUFFER_BYTES.resolve(b.receiveBufferBytes, source);
         receiveRingBytes = RECEIVE_RING_BYTES.resolve(b.receiveRingBytes, source);
+        sendRingBytes = SEND_RING_BYTES.resolve(b.sendRingBytes, source);
         socketQueueCapacity = SOCKET_QUEUE_CAPACITY.resolve(b.socketQueueCapacity, source);
         idleStrategy = IDLE_STRATEGY.resolve(b.idleStrategy, source);
         ackDelay = ACK_DELAY.resolve(b.ackDelay, source);
@@ -169,6 +174,7 @@ public final class RdsStackConfig
         b.sendBufferBytes = sendBufferBytes;
         b.receiveBufferBytes = receiveBufferBytes;
         b.receiveRingBytes = receiveRingBytes;
+        b.sendRingBytes = sendRingBytes;
         b.socketQueueCapacity = socketQueueCapacity;
         b.idleStrategy = idleStrategy;
         b.ackDelay = ackDelay;
@@ -238,6 +244,17 @@ public final class RdsStackConfig
     public int receiveRingBytes()
     {
         return receiveRingBytes;
+    }
+
+    /**
+     * @return the size of each socket's send ring, the shared memory its messages are written into and sent from
+     *         until acked (mapped at the socket's first send). Messages over an eighth of it, and those sent while
+     *         it has no room, are held in the stack's memory instead. Default 2 MiB: room for a default send
+     *         buffer (1 MiB) of 64-byte messages, each with its header in a 128-byte record.
+     */
+    public int sendRingBytes()
+    {
+        return sendRingBytes;
     }
 
     /**
@@ -372,7 +389,7 @@ public final class RdsStackConfig
     {
         return "RdsStackConfig{name=" + name + ", transport=" + transport +
             ", sendBufferBytes=" + sendBufferBytes + ", receiveBufferBytes=" + receiveBufferBytes +
-            ", receiveRingBytes=" + receiveRingBytes + ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
+            ", receiveRingBytes=" + receiveRingBytes + ", sendRingBytes=" + sendRingBytes + ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
             ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
@@ -430,6 +447,7 @@ public final class RdsStackConfig
         private Integer sendBufferBytes;
         private Integer receiveBufferBytes;
         private Integer receiveRingBytes;
+        private Integer sendRingBytes;
         private Integer socketQueueCapacity;
         private String idleStrategy;
         private Duration ackDelay;
@@ -497,6 +515,16 @@ public final class RdsStackConfig
         public Builder receiveRingBytes(final int bytes)
         {
             this.receiveRingBytes = RECEIVE_RING_BYTES.check(bytes);
+            return this;
+        }
+
+        /**
+         * @param bytes the size of each socket's send ring, a power of two of at least 4096.
+         * @return this builder.
+         */
+        public Builder sendRingBytes(final int bytes)
+        {
+            this.sendRingBytes = SEND_RING_BYTES.check(bytes);
             return this;
         }
 

@@ -22,7 +22,11 @@ import java.nio.ByteBuffer;
 final class MessagePool
 {
     private static final int MIN_SHIFT = 8;
+    /** Size classes of messages with memory of their own. */
     static final int CLASSES = 7;
+    /** The class of messages whose bytes are a record of a {@link SendRing}: no memory of their own. */
+    static final int RECORD = CLASSES;
+    private static final int ALL_CLASSES = CLASSES + 1;
     private static final long RETAINED_BYTES_PER_CLASS = 64L << 20;
 
     private static final int SLAB_BYTES = 1 << 20;
@@ -41,12 +45,13 @@ final class MessagePool
     MessagePool(final AtomicCounter allocated)
     {
         this.allocated = allocated;
-        free = new MpmcArrayQueue[CLASSES];
+        free = new MpmcArrayQueue[ALL_CLASSES];
         for (int c = 0; c < CLASSES; c++)
         {
             final int capacity = (int)Math.max(64, Math.min(65536, RETAINED_BYTES_PER_CLASS / capacityOf(c)));
             free[c] = new MpmcArrayQueue<>(capacity);
         }
+        free[RECORD] = new MpmcArrayQueue<>(65536);
     }
 
     static int capacityOf(final int sizeClass)
@@ -86,6 +91,29 @@ final class MessagePool
     }
 
     /**
+     * @param payloadLength 0 to the ring's largest frame less the header.
+     * @param ring          the send ring holding the message's bytes.
+     * @param position      the record claimed for it.
+     * @return a reset message whose frame is the record, its {@code payloadLength} set.
+     */
+    Message acquireRecord(final int payloadLength, final SendRing ring, final long position)
+    {
+        Message message = magazines.get().pop(RECORD);
+        if (message == null)
+        {
+            message = free[RECORD].relaxedPoll();
+        }
+        if (message == null)
+        {
+            message = new Message(RECORD, null);
+            allocated.increment();
+        }
+        message.pointAt(ring, position);
+        message.payloadLength = payloadLength;
+        return message;
+    }
+
+    /**
      * Carves a frame out of the class's current 1 MiB slab, so that warming up to a deep send window costs
      * one direct allocation per slab rather than one per message. Frames of 1 MiB payloads get their own.
      */
@@ -110,8 +138,13 @@ final class MessagePool
         }
     }
 
+    /** A record message's record is freed in its ring (the ring's head moves in {@link SendRing#reclaim}). */
     void release(final Message message)
     {
+        if (message.ring != null)
+        {
+            message.ring.free(message.ringPosition);
+        }
         message.reset();
         if (!magazines.get().push(message))
         {
@@ -122,18 +155,22 @@ final class MessagePool
     /** @return how many messages a magazine keeps of a class: {@link #MAGAZINE_BYTES} of frames, 1 to 1024. */
     static int magazineCapacity(final int sizeClass)
     {
+        if (sizeClass == RECORD)
+        {
+            return MAGAZINE_MAX_MESSAGES;
+        }
         return Math.max(1, Math.min(MAGAZINE_MAX_MESSAGES, MAGAZINE_BYTES / (RdsHeader.LENGTH + capacityOf(sizeClass))));
     }
 
     /** One thread's stacks of free messages, one per class; only that thread touches it. */
     private static final class Magazine
     {
-        private final Message[][] stacks = new Message[CLASSES][];
-        private final int[] sizes = new int[CLASSES];
+        private final Message[][] stacks = new Message[ALL_CLASSES][];
+        private final int[] sizes = new int[ALL_CLASSES];
 
         Magazine()
         {
-            for (int c = 0; c < CLASSES; c++)
+            for (int c = 0; c < ALL_CLASSES; c++)
             {
                 stacks[c] = new Message[magazineCapacity(c)];
             }

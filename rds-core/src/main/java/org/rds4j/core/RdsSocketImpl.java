@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The stack's implementation of {@link RdsSocket}. Application threads copy messages into pooled buffers
@@ -61,6 +62,9 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     /** Places in {@link #outbound} taken by messages sent or claimed and not yet taken by the agent. */
     private final AtomicInteger outboundSlots = new AtomicInteger();
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
+    /** Where messages are written, mapped at the first send (under {@link #sendRingLock}); the agent frees records. */
+    private volatile SendRing sendRing;
+    private final ReentrantLock sendRingLock = new ReentrantLock();
     /** Set once by bind, under this object's lock; the agent reads them after the bind command. */
     private volatile InetSocketAddress localAddress;
     private volatile LocalEndpoint endpoint;
@@ -305,7 +309,18 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
 
     private Message newMessage(final InetSocketAddress destination, final int length, final int sport, final long queued)
     {
-        final Message message = pool.acquire(length);
+        final SendRing ring = sendRing();
+        final long position = ring.claim(RdsHeader.LENGTH + length);
+        final Message message;
+        if (position >= 0)
+        {
+            message = pool.acquireRecord(length, ring, position);
+        }
+        else
+        {
+            message = pool.acquire(length);
+            counters.sendRingSpill.increment();
+        }
         message.socket = this;
         message.destination = destination;
         message.sport = sport;
@@ -315,6 +330,56 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             message.flags = RdsHeader.FLAG_ACK_REQUIRED;
         }
         return message;
+    }
+
+    /** @return the socket's send ring, mapped at its first send. */
+    private SendRing sendRing()
+    {
+        SendRing ring = sendRing;
+        if (ring == null)
+        {
+            sendRingLock.lock();
+            try
+            {
+                ring = sendRing;
+                if (ring == null)
+                {
+                    ring = new SendRing(Path.of(stack.config().infoDirectory()), stack.config().sendRingBytes());
+                    sendRing = ring;
+                }
+            }
+            finally
+            {
+                sendRingLock.unlock();
+            }
+        }
+        return ring;
+    }
+
+    /** @return the send ring if mapped, else null (tests). */
+    SendRing mappedSendRing()
+    {
+        return sendRing;
+    }
+
+    /** Agent: moves the send ring's head over records freed by application threads (aborted claims). */
+    void reclaimSendRing()
+    {
+        final SendRing ring = sendRing;
+        if (ring != null)
+        {
+            ring.reclaim();
+        }
+    }
+
+    /** Agent, once the socket is unbound: the send ring is unmapped when its last record is freed. */
+    void closeSendRing()
+    {
+        final SendRing ring = sendRing;
+        if (ring != null)
+        {
+            ring.close();
+        }
     }
 
     /** Agent: it took {@code count} messages from {@link #outbound}; their slots are free. */

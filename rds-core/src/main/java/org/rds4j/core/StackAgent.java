@@ -300,6 +300,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             counters.sendCancelled.getAndAdd(connection.cancel(socket, -1));
         }
         endpoint.sockets.remove(port, socket);
+        socket.closeSendRing();
         congestion.onUnbind(socket);
         socket.received.releaseAll();
         socket.wakeSenders();
@@ -329,6 +330,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
         if (moved > 0)
         {
+            socket.reclaimSendRing(); // records of aborted claims, freed by application threads
             socket.outboundTaken(moved);
             wakeups.senders(socket);
         }
@@ -389,7 +391,12 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     @Override
     public void releaseMessage(final Message message)
     {
+        final SendRing ring = message.ring;
         pool.release(message);
+        if (ring != null)
+        {
+            ring.reclaim();
+        }
     }
 
     // ---------------------------------------------------------------- connections

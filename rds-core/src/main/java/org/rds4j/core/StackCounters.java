@@ -41,6 +41,8 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter sendQueueFull;
     /** Send attempts refused for a congested destination (each retry of a blocked send counts). Application threads. */
     public final AtomicCounter sendCongBlocked;
+    /** Messages sent that were held in pooled memory, not their socket's send ring: too large for it, or it had no room. Application threads. */
+    public final AtomicCounter sendRingSpill;
     /** Pongs sent in answer to pings from bound ports (answers to probes are not counted here). */
     public final AtomicCounter sendPong;
     /** Ack-only frames sent. */
@@ -162,6 +164,7 @@ public final class StackCounters implements TransportCounters
         connRefusedLimit = manager.newCounter("conn_refused_limit");
         connIllegalTransition = manager.newCounter("conn_illegal_transition");
         recvRingSpill = manager.newCounter("recv_ring_spill");
+        sendRingSpill = manager.newCounter("send_ring_spill");
     }
 
     @Override

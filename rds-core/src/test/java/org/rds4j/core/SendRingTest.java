@@ -1,0 +1,245 @@
+package org.rds4j.core;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A socket's send ring on its own: aligned claims, records freed out of order and reclaimed in order, the padding
+ * at the ring's end, no room and too long, views, close, and concurrent writers.
+ */
+class SendRingTest
+{
+    private static final int RING = 4096;
+    private static final Path SHM = Path.of("/dev/shm");
+
+    private Path directory;
+    private SendRing ring;
+
+    @BeforeEach
+    void directory() throws Exception
+    {
+        assumeTrue(Files.isDirectory(SHM), "no /dev/shm");
+        directory = Files.createTempDirectory(SHM, "rds4j-sr");
+        ring = new SendRing(directory, RING);
+    }
+
+    @AfterEach
+    void close() throws Exception
+    {
+        try (var files = Files.list(directory))
+        {
+            assertEquals(0, files.count(), "the ring's file is unlinked once mapped");
+        }
+        Files.delete(directory);
+    }
+
+    @Test
+    void recordsStartAtMultiplesOf64Bytes()
+    {
+        assertEquals(0, ring.claim(112));
+        assertEquals(128, ring.claim(1));
+        assertEquals(192, ring.claim(64));
+        assertEquals(256, ring.claim(65));
+        assertEquals(384, ring.usedBytes());
+    }
+
+    @Test
+    void recordsFreedOutOfOrderAreReclaimedInOrder()
+    {
+        final long a = ring.claim(100);
+        final long b = ring.claim(200);
+        final long c = ring.claim(300);
+        assertEquals(128 + 256 + 320, ring.usedBytes());
+
+        ring.free(b);
+        ring.reclaim();
+        assertEquals(128 + 256 + 320, ring.usedBytes(), "the head waits for the first record");
+        ring.free(a);
+        ring.reclaim();
+        assertEquals(320, ring.usedBytes(), "the head passes both freed records");
+        ring.free(c);
+        ring.reclaim();
+        assertEquals(0, ring.usedBytes());
+        assertEquals(704, ring.claim(10), "positions go on growing");
+    }
+
+    @Test
+    void aRecordThatWouldCrossTheEndGoesToTheStartAfterAFreedPadding()
+    {
+        final List<Long> first = new ArrayList<>();
+        for (int i = 0; i < 7; i++)
+        {
+            first.add(ring.claim(512));
+        }
+        first.add(ring.claim(448));
+        assertEquals(4032, ring.usedBytes());
+        for (final long position : first)
+        {
+            ring.free(position);
+        }
+        ring.reclaim();
+        assertEquals(0, ring.usedBytes());
+
+        final long wrapped = ring.claim(128);
+        assertEquals(4096, wrapped, "64 bytes of padding at the end, the record at index 0");
+        assertEquals(192, ring.usedBytes());
+        ring.free(wrapped);
+        ring.reclaim();
+        assertEquals(0, ring.usedBytes(), "the head passes the padding with the record");
+    }
+
+    @Test
+    void aFullRingRefusesUntilItsFrontIsFreed()
+    {
+        final List<Long> records = new ArrayList<>();
+        for (int i = 0; i < 8; i++)
+        {
+            records.add(ring.claim(512));
+        }
+        assertEquals(-1, ring.claim(1));
+        ring.free(records.get(7));
+        ring.reclaim();
+        assertEquals(-1, ring.claim(1), "a freed record behind a live one is not room yet");
+        ring.free(records.get(0));
+        assertEquals(-1, ring.claim(1), "nor a freed record the head has not passed");
+        ring.reclaim();
+        assertEquals(4096, ring.claim(512));
+    }
+
+    @Test
+    void framesOverAnEighthOfTheRingAreRefused()
+    {
+        assertEquals(512, ring.maxFrame());
+        assertEquals(-1, ring.claim(513));
+        assertEquals(0, ring.claim(512));
+    }
+
+    @Test
+    void aViewStartsAtItsRecordAndIsMadeOncePerSlot()
+    {
+        final long a = ring.claim(100);
+        final long b = ring.claim(100);
+        final ByteBuffer viewB = ring.view(b);
+        assertEquals(RING - 128, viewB.capacity());
+        viewB.putLong(0, 0x1122334455667788L);
+        assertEquals(0x1122334455667788L, ring.view(a).getLong(128), "the same memory");
+        assertSame(viewB, ring.view(b));
+        assertSame(viewB, ring.view(b + RING), "the slot's view, a lap later");
+    }
+
+    @Test
+    void aClosedRingIsUnmappedOnceEveryRecordIsFree()
+    {
+        final long a = ring.claim(100);
+        ring.close();
+        assertFalse(ring.isUnmapped(), "a record is live");
+        assertEquals(-1, ring.claim(100), "no claims after close");
+        ring.free(a);
+        ring.reclaim();
+        assertTrue(ring.isUnmapped());
+        assertEquals(0, ring.usedBytes());
+    }
+
+    @Test
+    void sizesThatAreNotPowersOfTwoOfAtLeast4096AreRefused()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new SendRing(directory, 2048));
+        assertThrows(IllegalArgumentException.class, () -> new SendRing(directory, 6000));
+    }
+
+    /** Writers fill records with a pattern of their own; overlapping records would break one. */
+    @Test
+    void concurrentWritersGetRecordsOfTheirOwn() throws Exception
+    {
+        final int writers = 4;
+        final int perWriter = 20_000;
+        final BlockingQueue<long[]> written = new ArrayBlockingQueue<>(1024);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++)
+        {
+            final int id = w;
+            final Thread thread = new Thread(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < perWriter; i++)
+                    {
+                        final int length = 8 + ThreadLocalRandom.current().nextInt(500);
+                        long position;
+                        while ((position = ring.claim(length)) < 0)
+                        {
+                            Thread.onSpinWait();
+                        }
+                        final ByteBuffer view = ring.view(position);
+                        final byte mark = (byte)(id * 50 + i % 50);
+                        for (int k = 0; k < length; k++)
+                        {
+                            view.put(k, mark);
+                        }
+                        written.put(new long[] {position, length, mark});
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            }, "ring-writer-" + w);
+            threads.add(thread);
+            thread.start();
+        }
+        // this thread is the stack: it checks each record, frees it and reclaims; two at hand are freed newest first
+        int checked = 0;
+        while (checked < writers * perWriter)
+        {
+            final long[] record = written.poll(30, TimeUnit.SECONDS);
+            assertTrue(record != null, "writers stalled at " + checked + ": " + failure.get());
+            check(record);
+            checked++;
+            final long[] next = written.poll();
+            if (next != null)
+            {
+                check(next);
+                checked++;
+                ring.free(next[0]);
+            }
+            ring.free(record[0]);
+            ring.reclaim();
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join(10_000);
+        }
+        assertNull(failure.get());
+        assertEquals(0, ring.usedBytes());
+    }
+
+    private void check(final long[] record)
+    {
+        final ByteBuffer view = ring.view(record[0]);
+        for (int k = 0; k < record[1]; k++)
+        {
+            assertEquals((byte)record[2], view.get(k), "record at " + record[0] + " byte " + k);
+        }
+    }
+}
