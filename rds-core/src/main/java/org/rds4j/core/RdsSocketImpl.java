@@ -424,6 +424,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             pool.release(message);
             outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
+            // the room is free now, not at an ack: a blocked send or drain has nobody else to wake it
+            sendWaiters.wakeAll();
         }
     }
 
