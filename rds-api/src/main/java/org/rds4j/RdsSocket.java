@@ -60,7 +60,7 @@ public interface RdsSocket extends NetworkChannel
     InetSocketAddress localAddress();
 
     /**
-     * {@link NetworkChannel}'s {@link #localAddress()}: the same, but a closed socket throws.
+     * {@link NetworkChannel}'s local address: as {@link #localAddress()}, but a closed socket throws.
      *
      * @return the bound address, or {@code null} before bind.
      * @throws java.nio.channels.ClosedChannelException if the socket is closed.
