@@ -29,7 +29,8 @@ import static org.rds4j.core.test.TestAddresses.ip;
 /**
  * {@link RdsSocket#awaitDrained} and {@link RdsOptions#SO_LINGER}: a wait for the socket's queued messages to be
  * acked, woken by the acks (and in INVOKER mode driving the stack), false at its timeout; a close that lingers
- * until the peer has them, or until its linger runs out and then drops them. The sending stack runs in both
+ * (a non-blocking socket's too) until the peer has them, or until its linger runs out or the thread is
+ * interrupted, and then drops them. The sending stack runs in both
  * threading modes; its peer B in AGENT mode. A cut between the two holds the acks back until the test heals it;
  * 127.0.9.1 is a dead peer.
  */
@@ -209,6 +210,26 @@ class DrainTest
         assertEquals("closed", outcome.get(), "closed once acked, long before the linger ran out");
         assertFalse(sa.isOpen());
         receivedOnce(sa, sb);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Threading.class)
+    void anInterruptEndsTheLingerAndTheCloseGoesOn(final Threading threading) throws Exception
+    {
+        final RdsSocket sa = open("drain-a", threading).openSocket().bind(new InetSocketAddress(A_IP, 7005));
+        sa.setOption(RdsOptions.SO_LINGER, (int)LONG.toSeconds());
+        assertEquals(100, sa.send(ByteBuffer.allocate(100), DEAD));
+        final AtomicReference<Object> outcome = new AtomicReference<>();
+        final Thread closer = start("lingering-close", outcome, () ->
+        {
+            sa.close();
+            return "closed, interrupted " + Thread.currentThread().isInterrupted();
+        });
+        Await.until(WAIT, () -> Await.blockedIn(closer, "awaitDrained"), () -> "lingering: " + closer.getState());
+        closer.interrupt();
+        closer.join(WAIT.toMillis());
+        assertEquals("closed, interrupted true", outcome.get());
+        assertFalse(sa.isOpen());
     }
 
     @ParameterizedTest
