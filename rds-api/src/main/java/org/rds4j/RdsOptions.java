@@ -8,7 +8,9 @@ import java.time.Duration;
  * The options of an {@link RdsSocket}, set with {@link RdsSocket#setOption(SocketOption, Object)}.
  * <p>
  * {@link #SO_SNDBUF}, {@link #SO_RCVBUF} and {@link #RDS_TRANSPORT} default to the stack's
- * {@link RdsStackConfig}; the timeouts default to zero (wait forever) and {@link #RDS_CONG_MONITOR} to off.
+ * {@link RdsStackConfig}; the timeouts default to zero (wait forever), {@link #SO_LINGER} to -1 (off) and
+ * {@link #RDS_CONG_MONITOR} to off. {@link RdsSocket#supportedOptions()} is the set of them all. Where an option
+ * means what a standard one means, it is that one ({@link StandardSocketOptions}); the others are rds4j's.
  */
 public final class RdsOptions
 {
@@ -25,6 +27,13 @@ public final class RdsOptions
      * mark is cleared. Must be positive.
      */
     public static final SocketOption<Integer> SO_RCVBUF = StandardSocketOptions.SO_RCVBUF;
+
+    /**
+     * How long {@link RdsSocket#close()} waits, in seconds, for the socket's queued messages to be acknowledged
+     * before it drops what is left ({@link RdsSocket#awaitDrained}). Negative (the default, off) or 0: close drops
+     * them at once, as the kernel's RDS does. As TCP's linger, with acks in place of the peer's TCP acks.
+     */
+    public static final SocketOption<Integer> SO_LINGER = StandardSocketOptions.SO_LINGER;
 
     /** How long a blocking send waits for room or for an uncongested destination; {@link Duration#ZERO} waits forever. */
     public static final SocketOption<Duration> SO_SNDTIMEO = new RdsOption<>("SO_SNDTIMEO", Duration.class);

@@ -1,10 +1,13 @@
 package org.rds4j;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
+import java.nio.channels.NetworkChannel;
+import java.time.Duration;
+import java.util.Set;
 
 /**
  * A reliable datagram socket: bound to one local {@code ip:port}, it sends messages to any {@code ip:port}
@@ -15,8 +18,12 @@ import java.nio.ByteBuffer;
  * <p>
  * Calls the caller must handle return codes ({@link RdsResult}); misuse (a closed socket, a null argument,
  * an out-of-range option) throws. A socket is safe for use by several threads.
+ * <p>
+ * A socket is a {@link NetworkChannel}: {@link #bind(SocketAddress)}, {@link #getLocalAddress()}, the options
+ * ({@link #supportedOptions()}: those of {@link RdsOptions}) and {@link #close()} work as NIO's do, with the
+ * result codes above where RDS has its own.
  */
-public interface RdsSocket extends Closeable
+public interface RdsSocket extends NetworkChannel
 {
     /** The largest payload a message may carry: 1 MiB, as in the kernel's RDS. */
     int MAX_MESSAGE_SIZE = 1 << 20;
@@ -27,17 +34,39 @@ public interface RdsSocket extends Closeable
      * @param local the local address and port; port 0 picks a free ephemeral port (never 0 or 1).
      * @return this socket.
      * @throws RdsException with {@link RdsResult#EINVAL} for a wildcard, broadcast or multicast address, for
-     *                      port 1 (reserved by RDS) or when already bound; {@link RdsResult#EADDRINUSE} when
-     *                      another socket holds the address; {@link RdsResult#EADDRNOTAVAIL} when no transport
-     *                      can serve the address.
-     * @throws IOException  if the socket is closed.
+     *                      {@code null} (which asks NIO for a wildcard address), for port 1 (reserved by RDS) or
+     *                      when already bound; {@link RdsResult#EADDRINUSE} when another socket holds the
+     *                      address; {@link RdsResult#EADDRNOTAVAIL} when no transport can serve the address.
+     * @throws IOException  if the socket is closed ({@link java.nio.channels.ClosedChannelException}).
      */
     RdsSocket bind(InetSocketAddress local) throws IOException;
 
     /**
-     * @return the bound address, or {@code null} before bind.
+     * {@link NetworkChannel}'s bind: as {@link #bind(InetSocketAddress)}.
+     *
+     * @param local an {@link InetSocketAddress}.
+     * @return this socket.
+     * @throws java.nio.channels.UnsupportedAddressTypeException if {@code local} is not an {@link InetSocketAddress}.
+     * @throws RdsException                                      as {@link #bind(InetSocketAddress)}, for
+     *                                                           {@code null} too.
+     * @throws IOException                                       if the socket is closed.
+     */
+    @Override
+    RdsSocket bind(SocketAddress local) throws IOException;
+
+    /**
+     * @return the bound address, or {@code null} before bind; also once closed.
      */
     InetSocketAddress localAddress();
+
+    /**
+     * {@link NetworkChannel}'s local address: as {@link #localAddress()}, but a closed socket throws.
+     *
+     * @return the bound address, or {@code null} before bind.
+     * @throws java.nio.channels.ClosedChannelException if the socket is closed.
+     */
+    @Override
+    InetSocketAddress getLocalAddress() throws IOException;
 
     /**
      * Queues one message to a destination. The payload is copied from {@code src}'s position to its limit;
@@ -78,8 +107,9 @@ public interface RdsSocket extends Closeable
 
     /**
      * Receives one message, copying it into {@code dst}; a message longer than {@code dst.remaining()} is
-     * truncated and the rest discarded, without an indication (use {@link #poll} to see whole messages). Pending notifications are passed to the
-     * listener first, on this thread.
+     * truncated and the rest discarded, without an indication here ({@link #receive(ByteBuffer, RdsReceiveInfo)}
+     * reports it; {@link #poll} hands over whole messages). Pending notifications are passed to the listener
+     * first, on this thread.
      * <p>
      * In blocking mode the call waits up to {@link RdsOptions#SO_RCVTIMEO}.
      *
@@ -89,6 +119,22 @@ public interface RdsSocket extends Closeable
      * @throws IOException if the socket is closed or not bound.
      */
     InetSocketAddress receive(ByteBuffer dst) throws IOException;
+
+    /**
+     * Receives one message as {@link #receive(ByteBuffer)} does, and reports what it took in {@code info}: the
+     * sender, the message's full length and whether it was truncated. As the kernel's {@code recvmsg} with
+     * {@code MSG_TRUNC}: the result is the full length even where only {@code dst.remaining()} bytes were copied
+     * ({@code dst}'s position moves by those), and a truncated message is consumed, its rest discarded.
+     * Allocates nothing.
+     *
+     * @param dst  where the payload goes, from its position.
+     * @param info filled with the message's sender, full length and truncation; cleared when none was taken.
+     * @return the message's full payload length ({@code >= 0}); or {@link RdsResult#EAGAIN} (non-blocking:
+     *         nothing queued), {@link RdsResult#ETIMEDOUT} ({@link RdsOptions#SO_RCVTIMEO} expired) or
+     *         {@link RdsResult#EINTR} (the thread was interrupted; its interrupt status is left set).
+     * @throws IOException if the socket is closed or not bound.
+     */
+    int receive(ByteBuffer dst, RdsReceiveInfo info) throws IOException;
 
     /**
      * Hands up to {@code limit} queued messages to a handler without copying them, never blocking.
@@ -113,6 +159,19 @@ public interface RdsSocket extends Closeable
     int cancelSentTo(InetSocketAddress destination) throws IOException;
 
     /**
+     * Waits until every message this socket queued has been acknowledged by its destination's stack (or
+     * cancelled): until {@link #sendQueuedBytes()} is 0, as {@link RdsOptions#SO_LINGER} makes {@link #close()}
+     * wait. Claimed messages not yet committed or aborted count as queued. A waiting call is woken by the acks,
+     * and in {@link Threading#INVOKER} mode runs the stack's duty cycles meanwhile, as blocking calls do.
+     *
+     * @param timeout how long to wait at most; zero or negative: only look.
+     * @return true if nothing is queued; false at the timeout, or if the thread is interrupted (its interrupt
+     *         status is left set).
+     * @throws IOException if the socket is closed, also while waiting.
+     */
+    boolean awaitDrained(Duration timeout) throws IOException;
+
+    /**
      * Sets an option; see {@link RdsOptions}.
      *
      * @param option the option.
@@ -122,18 +181,27 @@ public interface RdsSocket extends Closeable
      * @throws RdsException                  with {@link RdsResult#EOPNOTSUPP} when changing the transport after
      *                                       bind or a second time.
      * @throws IllegalArgumentException      for an out-of-range value.
-     * @throws UnsupportedOperationException for an option not in {@link RdsOptions}.
+     * @throws UnsupportedOperationException for an option not in {@link #supportedOptions()}.
      * @throws IOException                   if the socket is closed.
      */
+    @Override
     <T> RdsSocket setOption(SocketOption<T> option, T value) throws IOException;
 
     /**
      * @param option the option.
      * @param <T>    the option's type.
      * @return the option's current value.
-     * @throws IOException if the socket is closed.
+     * @throws UnsupportedOperationException for an option not in {@link #supportedOptions()}.
+     * @throws IOException                   if the socket is closed.
      */
+    @Override
     <T> T getOption(SocketOption<T> option) throws IOException;
+
+    /**
+     * @return the options of {@link RdsOptions}, unmodifiable; also on a closed socket.
+     */
+    @Override
+    Set<SocketOption<?>> supportedOptions();
 
     /**
      * @param blocking {@code true} (the default) for calls that wait, {@code false} for calls that return a
@@ -173,7 +241,9 @@ public interface RdsSocket extends Closeable
     /**
      * Closes the socket: its port is free when this returns, its queued and unacknowledged messages are
      * dropped (not sent), and calls blocked on it throw {@link java.nio.channels.ClosedChannelException}.
-     * Idempotent.
+     * Idempotent. With {@link RdsOptions#SO_LINGER} set to a positive number of seconds, it first waits up to
+     * that long for them to be acknowledged ({@link #awaitDrained}), in either blocking mode; an interrupt ends
+     * that wait (its status is left set).
      */
     @Override
     void close();

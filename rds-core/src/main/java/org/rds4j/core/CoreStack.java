@@ -353,7 +353,8 @@ public final class CoreStack implements RdsStack
         mbean.unregister();
         for (final RdsSocketImpl socket : sockets.toArray(new RdsSocketImpl[0]))
         {
-            socket.close();
+            // a stack's close does not wait for acks (SO_LINGER): the application can await each socket's drain
+            socket.closeNow();
         }
         agent.beginClose();
         wakeSignal.wake();

@@ -7,6 +7,7 @@ import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
+import org.rds4j.RdsReceiveInfo;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.TransportType;
@@ -17,11 +18,16 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -62,10 +68,9 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     /** Places in {@link #outbound} taken by messages sent or claimed and not yet taken by the agent. */
     private final AtomicInteger outboundSlots = new AtomicInteger();
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
-    /** Where messages are written, mapped at the first send (under {@link #sendRingLock}); the agent frees records. */
+    /** Where messages are written, mapped at the first send (under {@link #stateLock}); the agent frees records. */
     private volatile SendRing sendRing;
-    private final ReentrantLock sendRingLock = new ReentrantLock();
-    /** Set once by bind, under this object's lock; the agent reads them after the bind command. */
+    /** Set once by bind, under {@link #stateLock}; the agent reads them after the bind command. */
     private volatile InetSocketAddress localAddress;
     private volatile LocalEndpoint endpoint;
     private volatile Transport transport;
@@ -79,6 +84,11 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
 
     // Application threads only.
     private volatile boolean blocking = true;
+    /**
+     * Bind, the transport option and close: a lock, not a monitor, so that a virtual thread in them never holds
+     * its carrier on JDK 21-23 (none of them waits while holding it).
+     */
+    private final ReentrantLock stateLock = new ReentrantLock();
 
     RdsSocketImpl(final CoreStack stack)
     {
@@ -96,10 +106,39 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     // ---------------------------------------------------------------- bind
 
     @Override
-    public synchronized RdsSocket bind(final InetSocketAddress local) throws IOException
+    public RdsSocket bind(final SocketAddress local) throws IOException
     {
         ensureOpen();
-        Objects.requireNonNull(local, "local");
+        if (local != null && !(local instanceof InetSocketAddress))
+        {
+            throw new UnsupportedAddressTypeException();
+        }
+        return bind((InetSocketAddress)local);
+    }
+
+    @Override
+    public RdsSocket bind(final InetSocketAddress local) throws IOException
+    {
+        stateLock.lock();
+        try
+        {
+            bindLocked(local);
+        }
+        finally
+        {
+            stateLock.unlock();
+        }
+        return this;
+    }
+
+    private void bindLocked(final InetSocketAddress local) throws IOException
+    {
+        ensureOpen();
+        if (local == null)
+        {
+            // NIO's bind(null) asks for an address of the system's choosing: the wildcard, which RDS refuses
+            throw new RdsException(RdsResult.EINVAL, "cannot bind null: RDS needs a local unicast address");
+        }
         if (localAddress != null)
         {
             throw new RdsException(RdsResult.EINVAL, "socket already bound to " + localAddress);
@@ -129,12 +168,18 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         endpoint = chosenEndpoint;
         localAddress = new InetSocketAddress(address, port);
         stack.send(agent -> agent.bind(this));
-        return this;
     }
 
     @Override
     public InetSocketAddress localAddress()
     {
+        return localAddress;
+    }
+
+    @Override
+    public InetSocketAddress getLocalAddress() throws IOException
+    {
+        ensureOpen();
         return localAddress;
     }
 
@@ -338,7 +383,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         SendRing ring = sendRing;
         if (ring == null)
         {
-            sendRingLock.lock();
+            stateLock.lock();
             try
             {
                 ring = sendRing;
@@ -350,7 +395,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             }
             finally
             {
-                sendRingLock.unlock();
+                stateLock.unlock();
             }
         }
         return ring;
@@ -442,6 +487,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             pool.release(message);
             outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
+            // the room is free now, not at an ack: a blocked send or drain has nobody else to wake it
+            sendWaiters.wakeAll();
         }
     }
 
@@ -481,11 +528,31 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     {
         Objects.requireNonNull(dst, "dst");
         ensureReceivable();
-        final InetSocketAddress sender = received.takeInto(dst);
-        return sender != null || !blocking ? sender : receiveBlocking(dst);
+        final InetSocketAddress sender = received.takeInto(dst, null);
+        return sender != null || !blocking ? sender : receiveBlocking(dst, null);
     }
 
-    private InetSocketAddress receiveBlocking(final ByteBuffer dst) throws IOException
+    @Override
+    public int receive(final ByteBuffer dst, final RdsReceiveInfo info) throws IOException
+    {
+        Objects.requireNonNull(dst, "dst");
+        Objects.requireNonNull(info, "info");
+        ensureReceivable();
+        if (received.takeInto(dst, info) != null || (blocking && receiveBlocking(dst, info) != null))
+        {
+            return info.length();
+        }
+        info.clear();
+        if (!blocking)
+        {
+            return RdsResult.EAGAIN;
+        }
+        // a blocking wait ends without a message only at its timeout or on an interrupt, whose status it leaves set
+        return Thread.currentThread().isInterrupted() ? RdsResult.EINTR : RdsResult.ETIMEDOUT;
+    }
+
+    /** @param info filled as the message is taken; null: not wanted. */
+    private InetSocketAddress receiveBlocking(final ByteBuffer dst, final RdsReceiveInfo info) throws IOException
     {
         final Thread me = Thread.currentThread();
         final long timeoutNs = options.receiveTimeoutNs();
@@ -497,7 +564,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             while (true)
             {
                 ensureOpen();
-                final InetSocketAddress sender = received.takeInto(dst);
+                final InetSocketAddress sender = received.takeInto(dst, info);
                 if (sender != null || stack.calls().await(timeoutNs, deadlineNs) < 0)
                 {
                     return sender;
@@ -549,9 +616,14 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         Objects.requireNonNull(value, "value");
         if (option == RdsOptions.RDS_TRANSPORT)
         {
-            synchronized (this)
+            stateLock.lock();
+            try
             {
                 options.transportType((TransportType)value, localAddress != null);
+            }
+            finally
+            {
+                stateLock.unlock();
             }
         }
         else
@@ -567,6 +639,12 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         ensureOpen();
         Objects.requireNonNull(option, "option");
         return options.get(option);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions()
+    {
+        return SocketOptions.SUPPORTED;
     }
 
     @Override
@@ -636,15 +714,97 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     }
 
     @Override
+    public boolean awaitDrained(final Duration timeout) throws IOException
+    {
+        ensureOpen();
+        if (sendQueued.get() == 0)
+        {
+            return true;
+        }
+        if (timeout.isNegative() || timeout.isZero())
+        {
+            return false;
+        }
+        return awaitDrained(saturatedNanos(timeout));
+    }
+
+    /**
+     * Waits as a blocking send waits for room ({@link AgentCalls#awaitRoom}): woken with the send waiters, which
+     * the agent wakes as acks and cancels free bytes.
+     */
+    private boolean awaitDrained(final long timeoutNs) throws ClosedChannelException
+    {
+        final Thread me = Thread.currentThread();
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        sendWaiters.add(me);
+        stack.calls().beginRoomWait();
+        try
+        {
+            while (true)
+            {
+                ensureOpen();
+                if (sendQueued.get() == 0)
+                {
+                    return true;
+                }
+                if (stack.calls().awaitRoom(timeoutNs, deadlineNs) < 0)
+                {
+                    return sendQueued.get() == 0;
+                }
+            }
+        }
+        finally
+        {
+            sendWaiters.remove(me);
+            stack.calls().endRoomWait();
+        }
+    }
+
+    private static long saturatedNanos(final Duration timeout)
+    {
+        try
+        {
+            return timeout.toNanos();
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    @Override
     public void close()
     {
-        synchronized (this)
+        final int lingerSeconds = options.lingerSeconds();
+        if (lingerSeconds > 0 && open)
+        {
+            try
+            {
+                awaitDrained(TimeUnit.SECONDS.toNanos(lingerSeconds));
+            }
+            catch (final ClosedChannelException ex)
+            {
+                return; // another thread closed it meanwhile
+            }
+        }
+        closeNow();
+    }
+
+    /** Closes the socket without lingering: what {@link CoreStack#close()} does to the sockets left open. */
+    void closeNow()
+    {
+        stateLock.lock();
+        try
         {
             if (!open)
             {
                 return;
             }
             open = false;
+        }
+        finally
+        {
+            stateLock.unlock();
         }
         final InetSocketAddress local = localAddress;
         if (local != null)

@@ -4,6 +4,7 @@ import org.agrona.DirectBuffer;
 import org.jctools.queues.SpscGrowableArrayQueue;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
+import org.rds4j.RdsReceiveInfo;
 import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetSocketAddress;
@@ -84,11 +85,13 @@ final class ReceiveQueue
     /**
      * Application threads: takes one message if one is queued.
      *
-     * @param dst receives the payload, truncated to its room.
+     * @param dst  receives the payload, truncated to its room.
+     * @param info if not null, given the message's sender, full length and truncation when one is taken.
      * @return the sender, or null if nothing was queued.
      */
-    InetSocketAddress takeInto(final ByteBuffer dst)
+    InetSocketAddress takeInto(final ByteBuffer dst, final RdsReceiveInfo info)
     {
+        final int room = dst.remaining();
         lock.lock();
         try
         {
@@ -101,7 +104,12 @@ final class ReceiveQueue
                 final InetSocketAddress sender = current.takeInto(dst);
                 if (sender != null)
                 {
-                    taken(current.lastLength());
+                    final int length = current.lastLength();
+                    taken(length);
+                    if (info != null)
+                    {
+                        info.set(sender, length, length > room);
+                    }
                     return sender;
                 }
                 if (waiting == null || !current.isEmpty())
@@ -114,10 +122,14 @@ final class ReceiveQueue
                 return null;
             }
             final Message message = spilled.relaxedPoll();
-            final int length = Math.min(message.payloadLength, dst.remaining());
-            message.buffer.getBytes(RdsHeader.LENGTH, dst, length);
+            final int length = message.payloadLength;
+            message.buffer.getBytes(RdsHeader.LENGTH, dst, Math.min(length, room));
             final InetSocketAddress sender = message.sender;
             taken(message);
+            if (info != null)
+            {
+                info.set(sender, length, length > room);
+            }
             return sender;
         }
         finally

@@ -8,6 +8,7 @@ import org.rds4j.TransportType;
 
 import java.net.SocketOption;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * A socket's options ({@link RdsOptions}): their values, checks and defaults from the stack's configuration.
@@ -17,11 +18,18 @@ import java.time.Duration;
  */
 final class SocketOptions
 {
+    /** {@link org.rds4j.RdsSocket#supportedOptions()}: every option of {@link RdsOptions}. */
+    static final Set<SocketOption<?>> SUPPORTED = Set.of(RdsOptions.SO_SNDBUF, RdsOptions.SO_RCVBUF,
+        RdsOptions.SO_SNDTIMEO, RdsOptions.SO_RCVTIMEO, RdsOptions.SO_LINGER, RdsOptions.RDS_TRANSPORT,
+        RdsOptions.RDS_CONG_MONITOR);
+
     private final Congestion.Sender congestion;
     private volatile int sendBufferBytes;
     private volatile int receiveBufferBytes;
     private volatile long sendTimeoutNs;
     private volatile long receiveTimeoutNs;
+    /** {@code SO_LINGER}: seconds, -1 for off. */
+    private volatile int lingerSeconds = -1;
     private volatile TransportType transportType;
     /** Under the socket's lock, with its bind: the transport can be chosen once. */
     private boolean transportTypeSet;
@@ -64,6 +72,11 @@ final class SocketOptions
         else if (option == RdsOptions.SO_RCVTIMEO)
         {
             receiveTimeoutNs = timeout(option, (Duration)value);
+        }
+        else if (option == RdsOptions.SO_LINGER)
+        {
+            // as NIO: any negative value turns it off, and reads back as -1
+            lingerSeconds = Math.max(-1, (Integer)value);
         }
         else if (option == RdsOptions.RDS_CONG_MONITOR)
         {
@@ -118,6 +131,10 @@ final class SocketOptions
         {
             value = Duration.ofNanos(receiveTimeoutNs);
         }
+        else if (option == RdsOptions.SO_LINGER)
+        {
+            value = lingerSeconds;
+        }
         else if (option == RdsOptions.RDS_CONG_MONITOR)
         {
             value = congestion.monitor();
@@ -155,6 +172,12 @@ final class SocketOptions
     long receiveTimeoutNs()
     {
         return receiveTimeoutNs;
+    }
+
+    /** @return {@code SO_LINGER} in seconds; 0 or -1: close does not wait. */
+    int lingerSeconds()
+    {
+        return lingerSeconds;
     }
 
     /** @return {@code RDS_TRANSPORT}: the transport bind chooses. */

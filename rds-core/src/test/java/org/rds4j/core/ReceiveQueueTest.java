@@ -5,6 +5,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rds4j.RdsReceiveInfo;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -12,12 +13,14 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -73,21 +76,55 @@ class ReceiveQueueTest
         assertEquals(110, queue.queuedBytes());
 
         final ByteBuffer dst = ByteBuffer.allocate(200);
-        assertEquals(v4, queue.takeInto(dst));
+        assertEquals(v4, queue.takeInto(dst, null));
         assertArrayEquals(bytes(100, 1), received(dst));
         dst.clear();
-        assertEquals(v6, queue.takeInto(dst));
+        assertEquals(v6, queue.takeInto(dst, null));
         assertEquals(0, dst.position());
         final ByteBuffer small = ByteBuffer.allocate(4);
-        final InetSocketAddress sender = queue.takeInto(small);
+        final InetSocketAddress sender = queue.takeInto(small, null);
         assertEquals(v4, sender);
         assertArrayEquals(new byte[]{2, 3, 4, 5}, received(small), "truncated to the buffer's room");
-        assertNull(queue.takeInto(dst));
+        assertNull(queue.takeInto(dst, null));
         assertEquals(0, queue.queuedBytes());
         assertEquals(0, counters.recvRingSpill.get());
 
         offer(v4, bytes(1, 9));
-        assertSame(sender, queue.takeInto(dst.clear()), "a sender seen before is the cached object");
+        assertSame(sender, queue.takeInto(dst.clear(), null), "a sender seen before is the cached object");
+    }
+
+    @Test
+    void receiveReportsTheFullLengthOfATruncatedMessageFromTheRingAndFromOutsideIt() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        offer(from, bytes(300, 1));
+        // larger than a record of the 4 KiB ring: it waits outside, and so does the one behind it
+        offer(from, bytes(2000, 2));
+        offer(from, bytes(5, 3));
+        assertEquals(2, counters.recvRingSpill.get());
+
+        final RdsReceiveInfo info = new RdsReceiveInfo();
+        final ByteBuffer small = ByteBuffer.allocate(7);
+        assertEquals(from, queue.takeInto(small, info));
+        assertEquals(from, info.sender());
+        assertEquals(300, info.length());
+        assertTrue(info.truncated());
+        assertArrayEquals(Arrays.copyOf(bytes(300, 1), 7), received(small));
+
+        small.clear();
+        assertEquals(from, queue.takeInto(small, info));
+        assertEquals(2000, info.length());
+        assertTrue(info.truncated());
+        assertArrayEquals(Arrays.copyOf(bytes(2000, 2), 7), received(small));
+
+        final ByteBuffer exact = ByteBuffer.allocate(5);
+        assertEquals(from, queue.takeInto(exact, info));
+        assertEquals(5, info.length());
+        assertFalse(info.truncated(), "exactly the room is not truncated");
+        assertArrayEquals(bytes(5, 3), received(exact));
+        assertEquals(0, queue.queuedBytes(), "the truncated messages' rest is discarded");
+        assertNull(queue.takeInto(small.clear(), info));
     }
 
     @Test
@@ -141,7 +178,7 @@ class ReceiveQueueTest
             if (round % 2 == 0)
             {
                 dst.clear();
-                if (queue.takeInto(dst) != null)
+                if (queue.takeInto(dst, null) != null)
                 {
                     final int i = next[0]++;
                     assertArrayEquals(bytes(i < count && i % 50 == 7 ? 3000 : 100, i), received(dst), "message " + i);
@@ -162,7 +199,7 @@ class ReceiveQueueTest
                 offer(from, bytes(100, count + round));
             }
         }
-        assertNull(queue.takeInto(dst.clear()));
+        assertNull(queue.takeInto(dst.clear(), null));
         assertEquals(0, queue.queuedBytes());
         // every message that waited outside went back to the pool: the same backlog again allocates none
         final long allocated = counters.poolAlloc.get();
@@ -170,7 +207,7 @@ class ReceiveQueueTest
         {
             offer(from, bytes(i % 50 == 7 ? 3000 : 100, i));
         }
-        while (queue.takeInto(dst.clear()) != null)
+        while (queue.takeInto(dst.clear(), null) != null)
         {
             assertTrue(queue.queuedBytes() >= 0);
         }
@@ -216,7 +253,7 @@ class ReceiveQueueTest
                 if ((next[0] & 1) == 0)
                 {
                     dst.clear();
-                    if (queue.takeInto(dst) != null)
+                    if (queue.takeInto(dst, null) != null)
                     {
                         assertEquals(next[0], dst.getInt(0), "receive out of order");
                         next[0]++;
@@ -259,11 +296,11 @@ class ReceiveQueueTest
         assertEquals(1, counters.recvRingSpill.get());
         for (int i = 0; i < 9; i++)
         {
-            assertEquals(from, queue.takeInto(dst.clear()), "message " + i);
+            assertEquals(from, queue.takeInto(dst.clear(), null), "message " + i);
         }
         // the next record goes to the ring's start, behind padding at its end
         offer(from, bytes(450, 42));
-        assertEquals(from, queue.takeInto(dst.clear()), "taken across the wrap");
+        assertEquals(from, queue.takeInto(dst.clear(), null), "taken across the wrap");
         assertArrayEquals(bytes(450, 42), received(dst));
         for (int i = 0; i < 8; i++)
         {
@@ -285,7 +322,7 @@ class ReceiveQueueTest
         }, 10));
         assertEquals(10, queue.queuedBytes());
         final ByteBuffer dst = ByteBuffer.allocate(10);
-        queue.takeInto(dst);
+        queue.takeInto(dst, null);
         assertArrayEquals(bytes(10, 2), received(dst));
     }
 
@@ -297,7 +334,7 @@ class ReceiveQueueTest
         final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         offer(from, bytes(100, 1));
         final ByteBuffer dst = ByteBuffer.allocate(100);
-        assertEquals(from, queue.takeInto(dst));
+        assertEquals(from, queue.takeInto(dst, null));
         assertArrayEquals(bytes(100, 1), received(dst));
         assertEquals(0, counters.recvRingSpill.get(), "in a ring all the same");
     }
@@ -314,7 +351,7 @@ class ReceiveQueueTest
         assertTrue(counters.recvRingSpill.get() > 0, "some wait outside the ring");
         queue.releaseAll();
         assertEquals(0, queue.queuedBytes());
-        assertNull(queue.takeInto(ByteBuffer.allocate(100)), "nothing is read from freed memory");
+        assertNull(queue.takeInto(ByteBuffer.allocate(100), null), "nothing is read from freed memory");
         assertEquals(0, queue.poll((sender, payload) -> { }, 10));
     }
 

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsException;
 import org.rds4j.RdsOptions;
+import org.rds4j.RdsReceiveInfo;
 import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
@@ -397,6 +398,124 @@ class SocketSemanticsTest
         assertEquals(0, sb.receiveQueuedBytes());
         sb.configureBlocking(false);
         assertNull(sb.receive(big), "the rest of the truncated message is discarded");
+    }
+
+    @Test
+    void receiveWithInfoReportsTheFullLengthOfATruncatedMessageAndConsumesIt() throws Exception
+    {
+        final RdsStack b = stacks.open("sem-b");
+        final RdsSocket sa = bound(a, A_IP, 5021);
+        final RdsSocket sb = bound(b, B_IP, 5021);
+        sb.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+        final ByteBuffer first = bytes(1000, 30);
+        final byte[] firstBytes = first.array().clone();
+        assertEquals(1000, sa.send(first, sb.localAddress()));
+        assertEquals(3, sa.send(ByteBuffer.wrap(new byte[] {20, 21, 22}), sb.localAddress()));
+        assertEquals(0, sa.send(ByteBuffer.allocate(0), sb.localAddress()));
+
+        final RdsReceiveInfo info = new RdsReceiveInfo();
+        // a buffer with room for 10 bytes from position 2: the full length comes back, 10 bytes are copied
+        final ByteBuffer small = ByteBuffer.allocate(16).position(2).limit(12);
+        assertEquals(1000, sb.receive(small, info));
+        assertEquals(sa.localAddress(), info.sender());
+        assertEquals(1000, info.length());
+        assertTrue(info.truncated());
+        assertEquals(12, small.position());
+        assertArrayEquals(Arrays.copyOf(firstBytes, 10), Arrays.copyOfRange(small.array(), 2, 12));
+        final byte[] outside = {small.array()[0], small.array()[1], small.array()[12], small.array()[15]};
+        assertArrayEquals(new byte[4], outside, "nothing written outside the room");
+
+        final ByteBuffer exact = ByteBuffer.allocate(3);
+        assertEquals(3, sb.receive(exact, info), "the rest of the truncated message was discarded");
+        assertEquals(sa.localAddress(), info.sender());
+        assertFalse(info.truncated(), "exactly the room is not truncated");
+        assertArrayEquals(new byte[] {20, 21, 22}, exact.array());
+
+        assertEquals(0, sb.receive(exact.clear(), info), "a zero-length message");
+        assertEquals(sa.localAddress(), info.sender());
+        assertFalse(info.truncated());
+        assertEquals(0, exact.position());
+        assertEquals(0, sb.receiveQueuedBytes());
+
+        sb.configureBlocking(false);
+        assertEquals(RdsResult.EAGAIN, sb.receive(exact, info));
+        assertNull(info.sender(), "cleared when nothing was taken");
+        assertEquals(0, info.length());
+    }
+
+    @Test
+    void blockingReceiveWithInfoReturnsETIMEDOUTOrEINTR() throws Exception
+    {
+        final RdsSocket s = bound(a, A_IP, 5022);
+        s.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofMillis(100));
+        final RdsReceiveInfo info = new RdsReceiveInfo();
+        final long start = System.nanoTime();
+        assertEquals(RdsResult.ETIMEDOUT, s.receive(ByteBuffer.allocate(10), info));
+        final long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(elapsedMs >= 100, "returned after " + elapsedMs + " ms");
+        assertNull(info.sender());
+
+        s.setOption(RdsOptions.SO_RCVTIMEO, Duration.ZERO);
+        final AtomicReference<Object> result = new AtomicReference<>("not returned");
+        final AtomicBoolean interruptedAfter = new AtomicBoolean();
+        final Thread receiver = new Thread(() ->
+        {
+            try
+            {
+                result.set(s.receive(ByteBuffer.allocate(10), new RdsReceiveInfo()));
+                interruptedAfter.set(Thread.currentThread().isInterrupted());
+            }
+            catch (final Throwable t)
+            {
+                result.set(t);
+            }
+        }, "blocked-receiver");
+        receiver.start();
+        Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver parked: " + receiver.getState());
+        receiver.interrupt();
+        receiver.join(WAIT.toMillis());
+        if (receiver.isAlive())
+        {
+            s.close();
+            receiver.join(WAIT.toMillis());
+            throw new AssertionError("interrupted receive did not return");
+        }
+        assertEquals(RdsResult.EINTR, result.get());
+        assertTrue(interruptedAfter.get(), "interrupt status must stay set");
+    }
+
+    @Test
+    void receiveWithInfoAllocatesNothing() throws Exception
+    {
+        final RdsStack b = stacks.open("sem-b");
+        final RdsSocket sa = bound(a, A_IP, 5023);
+        final RdsSocket sb = bound(b, B_IP, 5023);
+        final int messages = 200;
+        for (int i = 0; i <= messages; i++)
+        {
+            assertEquals(100, sa.send(bytes(100, i), sb.localAddress()));
+        }
+        Await.until(WAIT, () -> sb.receiveQueuedBytes() == 100L * (messages + 1),
+            () -> "all queued: " + sb.receiveQueuedBytes());
+        final RdsReceiveInfo info = new RdsReceiveInfo();
+        final ByteBuffer dst = ByteBuffer.allocateDirect(64);
+        // the first caches the sender's address
+        assertEquals(100, sb.receive(dst, info));
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        int truncated = 0;
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < messages; i++)
+        {
+            dst.clear();
+            if (sb.receive(dst, info) == 100 && info.truncated())
+            {
+                truncated++;
+            }
+        }
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(messages, truncated);
+        assertEquals(0, allocated, "bytes allocated by " + messages + " receives");
     }
 
     @Test

@@ -7,15 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsClaim;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
+import org.rds4j.RdsReceiveInfo;
+import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 
 /** The receive side's checks, driven message by message through {@link Receiver#onMessage} with a fake socket. */
@@ -200,7 +205,19 @@ class ReceiverTest
         }
 
         @Override
+        public RdsSocket bind(final SocketAddress local)
+        {
+            return this;
+        }
+
+        @Override
         public InetSocketAddress localAddress()
+        {
+            return SELF;
+        }
+
+        @Override
+        public InetSocketAddress getLocalAddress()
         {
             return SELF;
         }
@@ -228,6 +245,13 @@ class ReceiverTest
         }
 
         @Override
+        public int receive(final ByteBuffer dst, final RdsReceiveInfo info)
+        {
+            info.clear();
+            return RdsResult.EAGAIN;
+        }
+
+        @Override
         public int poll(final RdsMessageHandler handler, final int limit)
         {
             return 0;
@@ -249,6 +273,18 @@ class ReceiverTest
         public <T> T getOption(final SocketOption<T> option)
         {
             return null;
+        }
+
+        @Override
+        public Set<SocketOption<?>> supportedOptions()
+        {
+            return Set.of();
+        }
+
+        @Override
+        public boolean awaitDrained(final Duration timeout)
+        {
+            return true;
         }
 
         @Override

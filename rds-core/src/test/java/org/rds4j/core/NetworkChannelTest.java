@@ -1,0 +1,119 @@
+package org.rds4j.core;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rds4j.RdsException;
+import org.rds4j.RdsOptions;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.core.test.MemoryStacks;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NetworkChannel;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.rds4j.core.test.TestAddresses.ip;
+
+/**
+ * {@link RdsSocket} as a {@link NetworkChannel}: bind through a {@link SocketAddress}, the local address, the
+ * supported options and their errors, as NIO's channels behave; and {@link RdsOptions#SO_LINGER}'s values.
+ */
+class NetworkChannelTest
+{
+    private static final InetAddress A_IP = ip("127.0.1.1");
+
+    private final MemoryStacks stacks = new MemoryStacks();
+    private RdsStack a;
+
+    @BeforeEach
+    void setUp()
+    {
+        a = stacks.open("nc-a");
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        stacks.close();
+    }
+
+    @Test
+    void bindsThroughASocketAddressAndReportsItsLocalAddress() throws Exception
+    {
+        final NetworkChannel channel = a.openSocket();
+        assertNull(channel.getLocalAddress(), "not bound yet");
+        final SocketAddress local = new InetSocketAddress(A_IP, 6000);
+        assertSame(channel, channel.bind(local));
+        assertEquals(local, channel.getLocalAddress());
+        assertEquals(local, ((RdsSocket)channel).localAddress());
+    }
+
+    @Test
+    void bindRefusesOtherAddressTypesAndNull() throws Exception
+    {
+        final RdsSocket s = a.openSocket();
+        assertThrows(UnsupportedAddressTypeException.class, () -> s.bind(UnixDomainSocketAddress.of("/tmp/x")));
+        // null asks NIO for a wildcard address, which RDS cannot bind: through either overload
+        assertEquals(RdsResult.EINVAL, assertThrows(RdsException.class, () -> s.bind((SocketAddress)null)).code());
+        assertEquals(RdsResult.EINVAL, assertThrows(RdsException.class, () -> s.bind((InetSocketAddress)null)).code());
+        assertNull(s.localAddress());
+        s.bind((SocketAddress)new InetSocketAddress(A_IP, 6001));
+        assertEquals(new InetSocketAddress(A_IP, 6001), s.localAddress());
+    }
+
+    @Test
+    void supportedOptionsAreRdsOptionsAndOthersAreUnsupported() throws Exception
+    {
+        final RdsSocket s = a.openSocket();
+        assertEquals(Set.of(StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF,
+            StandardSocketOptions.SO_LINGER, RdsOptions.SO_SNDTIMEO, RdsOptions.SO_RCVTIMEO, RdsOptions.RDS_TRANSPORT,
+            RdsOptions.RDS_CONG_MONITOR), s.supportedOptions());
+        assertThrows(UnsupportedOperationException.class, () -> s.supportedOptions().add(StandardSocketOptions.SO_REUSEADDR));
+        for (final SocketOption<?> option : s.supportedOptions())
+        {
+            assertEquals(option.type(), s.getOption(option).getClass(), option.name());
+        }
+        assertThrows(UnsupportedOperationException.class, () -> s.getOption(StandardSocketOptions.SO_REUSEADDR));
+        assertThrows(UnsupportedOperationException.class, () -> s.setOption(StandardSocketOptions.SO_REUSEADDR, true));
+    }
+
+    @Test
+    void lingerIsOffByDefaultAndAnyNegativeValueReadsBackAsMinusOne() throws Exception
+    {
+        final RdsSocket s = a.openSocket();
+        assertEquals(-1, s.getOption(RdsOptions.SO_LINGER));
+        s.setOption(RdsOptions.SO_LINGER, 3);
+        assertEquals(3, s.getOption(StandardSocketOptions.SO_LINGER));
+        s.setOption(RdsOptions.SO_LINGER, 0);
+        assertEquals(0, s.getOption(RdsOptions.SO_LINGER));
+        s.setOption(RdsOptions.SO_LINGER, -7);
+        assertEquals(-1, s.getOption(RdsOptions.SO_LINGER));
+    }
+
+    @Test
+    void aClosedChannelThrowsClosedChannelExceptionButStillListsItsOptions() throws Exception
+    {
+        final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 6002));
+        s.close();
+        assertThrows(ClosedChannelException.class, s::getLocalAddress);
+        // closed is checked first, as NIO does
+        assertThrows(ClosedChannelException.class, () -> s.bind(UnixDomainSocketAddress.of("/tmp/x")));
+        assertThrows(ClosedChannelException.class, () -> s.getOption(RdsOptions.SO_LINGER));
+        assertThrows(ClosedChannelException.class, () -> s.setOption(RdsOptions.SO_LINGER, 1));
+        assertEquals(7, s.supportedOptions().size());
+        assertEquals(new InetSocketAddress(A_IP, 6002), s.localAddress(), "localAddress() keeps answering");
+    }
+}
