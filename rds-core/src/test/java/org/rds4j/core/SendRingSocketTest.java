@@ -3,6 +3,7 @@ package org.rds4j.core;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsClaim;
+import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
@@ -50,6 +51,12 @@ class SendRingSocketTest
         return stacks.open(RdsStackConfig.builder().name(name).infoFile(false).sendRingBytes(ringBytes).build());
     }
 
+    /** @return a blocking socket of B's that waits at most {@link #WAIT} in receive. */
+    private static RdsSocket receiver(final CoreStack b, final int port) throws Exception
+    {
+        return b.openSocket().bind(new InetSocketAddress(B_IP, port)).setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+    }
+
     private static ByteBuffer numbered(final int length, final int n)
     {
         final ByteBuffer buffer = ByteBuffer.allocate(length);
@@ -90,8 +97,7 @@ class SendRingSocketTest
         final CoreStack a = open("ring-a", 1 << 20); // room for all 500: no ack is needed to go on
         final CoreStack b = open("ring-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 10));
-        final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 20));
-        sb.setOption(org.rds4j.RdsOptions.SO_RCVTIMEO, WAIT);
+        final RdsSocket sb = receiver(b, 20);
         for (int n = 0; n < 500; n++)
         {
             assertEquals(100, sa.send(numbered(100, n), sb.localAddress()));
@@ -108,8 +114,7 @@ class SendRingSocketTest
         final CoreStack a = open("stuck-a");
         final CoreStack b = open("stuck-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 11)).configureBlocking(false);
-        final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 21));
-        sb.setOption(org.rds4j.RdsOptions.SO_RCVTIMEO, WAIT);
+        final RdsSocket sb = receiver(b, 21);
         // 15 records of 1000 + 48 bytes (1088 each): 16320 of the ring's 16384 bytes, never acked
         for (int n = 0; n < 15; n++)
         {
@@ -146,8 +151,7 @@ class SendRingSocketTest
         final CoreStack a = open("big-a");
         final CoreStack b = open("big-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 12));
-        final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 22));
-        sb.setOption(org.rds4j.RdsOptions.SO_RCVTIMEO, WAIT);
+        final RdsSocket sb = receiver(b, 22);
         final int fits = RING / 8 - 48;
         assertEquals(fits, sa.send(numbered(fits, 0), sb.localAddress()));
         assertEquals(fits + 1, sa.send(numbered(fits + 1, 1), sb.localAddress()));
@@ -164,8 +168,7 @@ class SendRingSocketTest
         final CoreStack a = open("cut-a");
         final CoreStack b = open("cut-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 13)).configureBlocking(false);
-        final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 23));
-        sb.setOption(org.rds4j.RdsOptions.SO_RCVTIMEO, WAIT);
+        final RdsSocket sb = receiver(b, 23);
         assertEquals(64, sa.send(numbered(64, 0), sb.localAddress()));
         receiveInOrder(sb, sa.localAddress(), 0, 1, 64);
 
@@ -200,8 +203,7 @@ class SendRingSocketTest
         final CoreStack a = open("claim-a");
         final CoreStack b = open("claim-b");
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 14));
-        final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 24));
-        sb.setOption(org.rds4j.RdsOptions.SO_RCVTIMEO, WAIT);
+        final RdsSocket sb = receiver(b, 24);
         final RdsClaim claim = new RdsClaim();
 
         assertEquals(100, sa.tryClaim(100, sb.localAddress(), claim));
