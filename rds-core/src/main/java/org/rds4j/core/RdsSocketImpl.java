@@ -8,6 +8,7 @@ import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.TransportType;
 import org.rds4j.core.spi.Transport;
@@ -22,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -72,6 +74,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     final ReceiveQueue received;
     /** Threads blocked in send: they register, the agent wakes them. */
     private final Waiters sendWaiters = new Waiters();
+    /** A selector's key or push delivery, signalled when the waiters are woken; set under this object's lock. */
+    private volatile SocketWatcher watcher;
 
     // Application threads only.
     private volatile boolean blocking = true;
@@ -377,6 +381,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             pool.release(message);
             outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
+            signalWatcher(); // room came back outside a duty cycle: a select may wait for it
         }
     }
 
@@ -391,6 +396,14 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     public void wakeSenders()
     {
         sendWaiters.wakeAll();
+        signalWatcher();
+    }
+
+    /** Agent, at the end of a duty cycle: something was delivered; wakes blocked receivers and the watcher. */
+    void wakeReceivers()
+    {
+        received.waiters.wakeAll();
+        signalWatcher();
     }
 
     @Override
@@ -472,6 +485,91 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     public void notifyListener(final Notification notification)
     {
         received.notifyListener(notification);
+        signalWatcher();
+    }
+
+    // ---------------------------------------------------------------- readiness and push delivery
+
+    /**
+     * @return {@link org.rds4j.RdsSelector#OP_ERROR} alone if the socket is closed; else
+     *         {@link org.rds4j.RdsSelector#OP_READ} if a message or notification is queued, or-ed with
+     *         {@link org.rds4j.RdsSelector#OP_WRITE} if the send buffer has room (the test {@link #reserve} makes).
+     *         Any thread.
+     */
+    int readyOps()
+    {
+        if (!open)
+        {
+            return RdsSelector.OP_ERROR;
+        }
+        int ops = received.hasQueued() ? RdsSelector.OP_READ : 0;
+        if (sendQueued.get() < options.sendBufferBytes())
+        {
+            ops |= RdsSelector.OP_WRITE;
+        }
+        return ops;
+    }
+
+    /**
+     * Sets the socket's watcher, if it has none.
+     *
+     * @return the watcher it has: {@code watching} if set now, another one, or null if the socket is closed.
+     */
+    synchronized SocketWatcher watch(final SocketWatcher watching)
+    {
+        if (!open)
+        {
+            return null;
+        }
+        if (watcher == null)
+        {
+            watcher = watching;
+        }
+        return watcher;
+    }
+
+    /** Removes the watcher if it is {@code watching}. */
+    synchronized void unwatch(final SocketWatcher watching)
+    {
+        if (watcher == watching)
+        {
+            watcher = null;
+        }
+    }
+
+    private void signalWatcher()
+    {
+        final SocketWatcher current = watcher;
+        if (current != null)
+        {
+            current.signal();
+        }
+    }
+
+    @Override
+    public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler) throws IOException
+    {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(handler, "handler");
+        ensureReceivable();
+        final PushDelivery delivery = new PushDelivery(this, executor, handler);
+        final SocketWatcher current = watch(delivery);
+        if (current == null)
+        {
+            throw new ClosedChannelException();
+        }
+        if (current != delivery)
+        {
+            throw new IllegalStateException(current instanceof PushDelivery ? "delivery was started already" :
+                "the socket is registered with a selector");
+        }
+        delivery.signal(); // what is queued already
+        return this;
+    }
+
+    CoreStack stack()
+    {
+        return stack;
     }
 
     // ---------------------------------------------------------------- options and state
@@ -591,6 +689,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         stack.onSocketClosed(this);
         sendWaiters.wakeAll();
         received.waiters.wakeAll();
+        signalWatcher();
     }
 
     private void ensureOpen() throws ClosedChannelException

@@ -11,6 +11,7 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsClaim;
@@ -231,6 +232,12 @@ class ReceiverTest
         public int poll(final RdsMessageHandler handler, final int limit)
         {
             return 0;
+        }
+
+        @Override
+        public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler)
+        {
+            throw new UnsupportedOperationException();
         }
 
         @Override
