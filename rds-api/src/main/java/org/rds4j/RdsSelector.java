@@ -67,7 +67,8 @@ public interface RdsSelector extends Closeable
 
     /**
      * Waits until at least one key is ready, {@link #wakeup()} is called, the thread is interrupted (its
-     * interrupt status is left set) or the timeout expires.
+     * interrupt status is left set) or the timeout expires. Once the selector's stack is closed (its sockets
+     * reported with {@link #OP_ERROR}), it returns at once.
      *
      * @param timeoutMillis how long to wait at most; 0 waits without a limit.
      * @return the number of keys found ready, each now in {@link #selectedKeys()}; 0 on timeout, wake-up or

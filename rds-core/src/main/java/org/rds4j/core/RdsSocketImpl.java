@@ -381,7 +381,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             pool.release(message);
             outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
-            signalWatcher(); // room came back outside a duty cycle: a select may wait for it
+            signalWatcherOutsideCycle(); // room came back: a select may wait for it
         }
     }
 
@@ -546,6 +546,20 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         }
     }
 
+    /**
+     * An application thread changed the socket's readiness: signals the watcher and wakes the thread leading
+     * the duty cycle, which may be a select idling in the transport's wait, where an unpark does not reach it.
+     */
+    private void signalWatcherOutsideCycle()
+    {
+        final SocketWatcher current = watcher;
+        if (current != null)
+        {
+            current.signal();
+            stack.wakeAgent();
+        }
+    }
+
     @Override
     public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler) throws IOException
     {
@@ -590,6 +604,10 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         else
         {
             options.set(option, value);
+            if (option == RdsOptions.SO_SNDBUF)
+            {
+                signalWatcherOutsideCycle(); // a larger buffer may have room now
+            }
         }
         return this;
     }
@@ -689,7 +707,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         stack.onSocketClosed(this);
         sendWaiters.wakeAll();
         received.waiters.wakeAll();
-        signalWatcher();
+        signalWatcherOutsideCycle();
     }
 
     private void ensureOpen() throws ClosedChannelException

@@ -170,8 +170,11 @@ final class SelectorImpl implements RdsSelector
             {
                 // cleared before looking: a signal after the look unparks this thread again
                 unparked.set(false);
+                // read before looking: a stack shut down then had closed its sockets, which this look reports
+                final boolean stackClosed = calls.isStackClosed();
                 final int found = collect();
-                if (found > 0 || wakeupPending.getAndSet(false) || !open || calls.await(timeoutNs, deadlineNs) < 0)
+                if (found > 0 || wakeupPending.getAndSet(false) || !open || stackClosed ||
+                    calls.await(timeoutNs, deadlineNs) < 0)
                 {
                     return found;
                 }

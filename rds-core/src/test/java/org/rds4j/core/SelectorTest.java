@@ -245,6 +245,7 @@ public class SelectorTest
         assertSame(keyTwo, takeOnly(selector));
         assertEquals(RdsSelector.OP_ERROR, keyTwo.readyOps());
         assertTrue(selector.keys().isEmpty());
+        assertTimeoutPreemptively(WAIT, () -> assertEquals(0, selector.select()), "the stack is closed: no waiting");
         assertThrows(ClosedChannelException.class, () -> selector.register(one, RdsSelector.OP_READ, null));
     }
 
