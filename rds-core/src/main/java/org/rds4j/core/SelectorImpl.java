@@ -119,7 +119,9 @@ final class SelectorImpl implements RdsSelector
         {
             throw new IllegalArgumentException("negative timeout: " + timeoutMillis);
         }
-        return select(TimeUnit.MILLISECONDS.toNanos(timeoutMillis), true);
+        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        // a deadline past the clock's range would wrap around and read as expired: as good as none
+        return select(timeoutNs > Long.MAX_VALUE / 4 ? 0 : timeoutNs, true);
     }
 
     @Override

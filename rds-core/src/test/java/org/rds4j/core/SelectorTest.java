@@ -279,7 +279,8 @@ public class SelectorTest
         final RdsSelector selector = b.openSelector();
         selector.register(bound(b, B_IP, 205), RdsSelector.OP_READ, null);
         final AtomicInteger found = new AtomicInteger(-1);
-        final Thread selecting = start("sel-wakeup", () -> found.set(selector.select()));
+        // the longest timeout there is: no limit, not a deadline wrapped round into the past
+        final Thread selecting = start("sel-wakeup", () -> found.set(selector.select(Long.MAX_VALUE)));
         Await.until(WAIT, () -> Await.blockedIn(selecting, "selectWaiting"), () -> "select blocked");
         Thread.sleep(100);
         assertTrue(selecting.isAlive());
