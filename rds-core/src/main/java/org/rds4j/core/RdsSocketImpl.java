@@ -491,9 +491,9 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     // ---------------------------------------------------------------- readiness and push delivery
 
     /**
-     * @return {@link org.rds4j.RdsSelector#OP_ERROR} alone if the socket is closed; else
-     *         {@link org.rds4j.RdsSelector#OP_READ} if a message or notification is queued, or-ed with
-     *         {@link org.rds4j.RdsSelector#OP_WRITE} if the send buffer has room (the test {@link #reserve} makes).
+     * @return {@link RdsSelector#OP_ERROR} alone if the socket is closed; else
+     *         {@link RdsSelector#OP_READ} if a message or notification is queued, or-ed with
+     *         {@link RdsSelector#OP_WRITE} if the send buffer has room (the test {@link #reserve} makes).
      *         Any thread.
      */
     int readyOps()
