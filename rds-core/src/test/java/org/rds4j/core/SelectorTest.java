@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rds4j.RdsClaim;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
@@ -212,6 +213,31 @@ public class SelectorTest
         assertEquals(RdsSelector.OP_WRITE, key.readyOps());
         assertTrue(sa.sendQueuedBytes() < 1000);
         assertEquals(100, sa.send(numbered(100, sent), sb.localAddress()), "room, as select said");
+    }
+
+    /** Room freed by an application thread (a claim's abort) ends a select waiting for it: no duty cycle is involved. */
+    @Test
+    void anAbortedClaimMakesTheSocketWritableForASelectInProgress() throws Exception
+    {
+        final RdsStack b = stacks.open("sel-b");
+        final RdsSocket sb = bound(b, B_IP, 210);
+        sb.setOption(RdsOptions.SO_SNDBUF, 100);
+        final RdsClaim claim = new RdsClaim();
+        assertEquals(100, sb.tryClaim(100, new InetSocketAddress(A_IP, 110), claim));
+        final RdsSelector selector = b.openSelector();
+        final RdsSelectionKey key = selector.register(sb, RdsSelector.OP_WRITE, null);
+        assertEquals(0, selector.selectNow(), "the claim holds the whole buffer");
+        final AtomicInteger found = new AtomicInteger(-1);
+        final Thread selecting = start("sel-abort", () -> found.set(selector.select()));
+        Await.until(WAIT, () -> Await.blockedIn(selecting, "selectWaiting"), () -> "select blocked");
+        Thread.sleep(100); // past the idle strategy's spinning, into its parks
+        assertTrue(selecting.isAlive());
+        claim.abort();
+        selecting.join(WAIT_MS);
+        assertFalse(selecting.isAlive(), "select returned");
+        assertEquals(1, found.get());
+        assertSame(key, takeOnly(selector));
+        assertEquals(RdsSelector.OP_WRITE, key.readyOps());
     }
 
     @Test
