@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.NetworkChannel;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.Executor;
 
 /**
  * A reliable datagram socket: bound to one local {@code ip:port}, it sends messages to any {@code ip:port}
@@ -146,6 +147,53 @@ public interface RdsSocket extends NetworkChannel
      * @throws IOException if the socket is closed or not bound.
      */
     int poll(RdsMessageHandler handler, int limit) throws IOException;
+
+    /**
+     * Push delivery: from now on the stack hands this socket's messages to {@code handler} on {@code executor},
+     * instead of the application receiving them. Notifications go to the socket's listener first, on the same
+     * executor, before the messages queued after them (as {@link #poll} delivers them).
+     * <ul>
+     * <li><b>In order, one at a time.</b> At most one task of this socket runs on the executor at a time, and it
+     * hands over messages in their queue order; a pool of many threads may serve many sockets.</li>
+     * <li><b>Back-pressure.</b> A message's bytes stay counted in the receive buffer ({@link #receiveQueuedBytes()},
+     * against {@link RdsOptions#SO_RCVBUF}) until its handler returns, so a slow handler congests the socket's port
+     * exactly as a slow reader does, and senders see {@link RdsResult#ENOBUFS} or wait.</li>
+     * <li><b>No thread of its own.</b> A task is submitted when the duty cycle delivers something to an idle
+     * socket; nothing runs while nothing arrives. In {@link Threading#INVOKER} mode messages arrive only while
+     * something drives the stack ({@link RdsStack#invoke()}, a blocking call, a waiting select).</li>
+     * <li><b>Until close.</b> Delivery stops when the socket closes; what was queued and not handed over is
+     * dropped, as close drops it.</li>
+     * </ul>
+     * The executor must run tasks on another thread than the caller of {@code execute} (not
+     * {@code Runnable::run}): it is called from the stack's duty cycle. A handler that throws is logged and the
+     * next message delivered. While delivery is on, do not {@code receive} or {@code poll} the socket yourself.
+     *
+     * @param executor runs the deliveries.
+     * @param handler  gets each message; the payload is valid only during the call, as with {@link #poll}.
+     * @return this socket.
+     * @throws IllegalStateException if delivery was started already, or the socket is registered with a selector.
+     * @throws IOException           if the socket is closed or not bound.
+     */
+    RdsSocket startDelivery(Executor executor, RdsMessageHandler handler) throws IOException;
+
+    /**
+     * {@link #startDelivery(Executor, RdsMessageHandler)} with a notification listener, set as by
+     * {@link #setNotificationListener} and called on the executor.
+     *
+     * @param executor runs the deliveries.
+     * @param handler  gets each message.
+     * @param listener gets the socket's notifications, in order with the messages; null discards them.
+     * @return this socket.
+     * @throws IllegalStateException if delivery was started already, or the socket is registered with a selector.
+     * @throws IOException           if the socket is closed or not bound.
+     */
+    default RdsSocket startDelivery(
+        final Executor executor, final RdsMessageHandler handler, final RdsNotificationListener listener)
+        throws IOException
+    {
+        setNotificationListener(listener);
+        return startDelivery(executor, handler);
+    }
 
     /**
      * Drops every message of this socket to a destination that is not yet acknowledged: from the send queue

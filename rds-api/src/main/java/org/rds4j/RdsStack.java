@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.concurrent.Executor;
 
 /**
  * An RDS stack: the transports, the connections (one per node pair and transport), congestion maps,
@@ -53,6 +54,27 @@ public interface RdsStack extends Closeable
      * @throws IOException if the stack is closed.
      */
     RdsSocket openSocket() throws IOException;
+
+    /**
+     * Opens a selector for this stack's sockets: one thread can then wait on many of them.
+     *
+     * @return a new selector; close it when done (closing the stack closes its sockets, which selects them with
+     *         {@link RdsSelector#OP_ERROR}).
+     * @throws IOException if the stack is closed.
+     */
+    RdsSelector openSelector() throws IOException;
+
+    /**
+     * Sets the listener for the stack's peer events: each connection between a local address and a peer
+     * coming up or going down, whatever its sockets do. Events are handed to {@code executor} in the order they
+     * happened, one at a time (never two of this listener's calls at once); the duty cycle only queues them.
+     *
+     * @param executor runs the listener; it must run tasks on another thread than its caller (not
+     *                 {@code Runnable::run}).
+     * @param listener the listener, or null to stop (events not yet handed over are dropped).
+     * @return this stack.
+     */
+    RdsStack setPeerListener(Executor executor, RdsPeerListener listener);
 
     /**
      * @return the configuration the stack was opened with.

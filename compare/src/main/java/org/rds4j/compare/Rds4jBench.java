@@ -5,6 +5,8 @@ import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsClaim;
 import org.rds4j.RdsResult;
+import org.rds4j.RdsSelectionKey;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -26,12 +28,13 @@ import java.util.TreeMap;
  * ({@code --peers N}) the sink's N sockets are each bound to an address of their own, {@code 127.0.2.1} ...
  * {@code 127.0.2.N} on {@code --port}, so the sink's stack listens on N addresses and the source's stack,
  * sending round robin from its one socket, holds N RDS connections (one per peer address), each on its own TCP
- * connection; the sink polls its N sockets from one thread as in fan-out.
+ * connection; the sink serves its N sockets from one thread as in fan-out.
  * <p>
  * Options: {@code --io block} (blocking send and receive: the application thread parks while it waits and
- * the agent unparks it) or {@code --io poll} (non-blocking send and {@link RdsSocket#poll}, the application
- * thread idling with {@code --idle}; the fan-out sink always polls its sockets from one thread this way, as
- * no call waits on several sockets); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
+ * the agent unparks it; a sink of several sockets waits on all of them in one {@link RdsSelector} and polls
+ * the ones it reports) or {@code --io poll} (non-blocking send and {@link RdsSocket#poll}, the application
+ * thread idling with {@code --idle}; a sink of several sockets polls them all in turn, as it did before the
+ * selector); {@code --agent-idle} is the stack's idle strategy (backoff, spin,
  * yield, sleep:us); {@code --sndbuf}/{@code --rcvbuf} override the 1 MiB socket buffers;
  * {@code --tcp-send-ring} overrides the 2 MiB zero-copy send ring of each TCP connection (0: copy every write);
  * {@code --claim} makes the source write each message in place with {@link RdsSocket#tryClaim} and commit it
@@ -375,21 +378,29 @@ final class Rds4jBench
         }
         final Bench.Counts counts = new Bench.Counts(n);
         final Thread thread;
+        final String sinkIo;
         if (io.equals("block") && n == 1)
         {
             // one receiving thread, parked while its socket is empty
             thread = new Thread(() -> receiveBlocking(sockets[0], 0, counts), "rds4j-sink");
+            sinkIo = "block";
+        }
+        else if (io.equals("block"))
+        {
+            // one thread waits on every socket in a selector (one thread per socket would be 16 threads on 2 cores)
+            thread = new Thread(() -> selectAll(stack, sockets, counts), "rds4j-sink");
+            sinkIo = "select";
         }
         else
         {
-            // one thread polls every socket, idling with --idle when all are empty: there is no call that waits
-            // on several sockets at once, and one thread per socket would be 16 threads on 2 cores
+            // one thread polls every socket in turn, idling with --idle when all are empty
             thread = new Thread(() -> pollAll(stack, sockets, counts), "rds4j-sink");
+            sinkIo = "poll:" + appIdle;
         }
         thread.setDaemon(true);
         thread.start();
         Main.ready();
-        bench.measureSink(counts, extra().put("sink_io", io.equals("block") && n == 1 ? "block" : "poll:" + appIdle));
+        bench.measureSink(counts, extra().put("sink_io", sinkIo));
         logCounters("sink", stack);
         Bench.finish(stack);
     }
@@ -426,10 +437,9 @@ final class Rds4jBench
         }
     }
 
-    private void pollAll(final RdsStack stack, final RdsSocket[] sockets, final Bench.Counts counts)
+    /** @return for each socket, a handler that checks that the sequence numbers of its messages follow on. */
+    private static RdsMessageHandler[] sequenceCheckers(final int n, final Bench.Counts counts)
     {
-        final IdleStrategy idle = Bench.idle(appIdle);
-        final int n = sockets.length;
         final long[] expected = new long[n];
         final RdsMessageHandler[] handlers = new RdsMessageHandler[n];
         for (int i = 0; i < n; i++)
@@ -446,6 +456,70 @@ final class Rds4jBench
                 expected[index] = seq + 1;
             };
         }
+        return handlers;
+    }
+
+    /**
+     * Takes what socket {@code i} holds, in polls of 256 until one returns fewer, so that a duty cycle's deliveries
+     * are all taken before the next.
+     *
+     * @return the messages taken.
+     */
+    private static int drain(final RdsSocket socket, final RdsMessageHandler handler, final int i,
+        final Bench.Counts counts) throws IOException
+    {
+        int taken = 0;
+        int got;
+        do
+        {
+            got = socket.poll(handler, 256);
+            if (got > 0)
+            {
+                counts.add(i, got);
+                taken += got;
+            }
+        }
+        while (got == 256);
+        return taken;
+    }
+
+    /** The sink's one thread waits in a selector (which drives the stack meanwhile) and drains the sockets it reports. */
+    private void selectAll(final RdsStack stack, final RdsSocket[] sockets, final Bench.Counts counts)
+    {
+        final RdsMessageHandler[] handlers = sequenceCheckers(sockets.length, counts);
+        try (RdsSelector selector = stack.openSelector())
+        {
+            for (int i = 0; i < sockets.length; i++)
+            {
+                sockets[i].configureBlocking(false);
+                selector.register(sockets[i], RdsSelector.OP_READ, i);
+            }
+            while (true)
+            {
+                selector.select();
+                for (final RdsSelectionKey key : selector.selectedKeys())
+                {
+                    if (key.isError())
+                    {
+                        return; // the stack is closing
+                    }
+                    final int i = (Integer)key.attachment();
+                    drain(sockets[i], handlers[i], i, counts);
+                }
+                selector.selectedKeys().clear();
+            }
+        }
+        catch (final IOException ex)
+        {
+            Bench.log("rds4j sink: " + ex);
+        }
+    }
+
+    private void pollAll(final RdsStack stack, final RdsSocket[] sockets, final Bench.Counts counts)
+    {
+        final IdleStrategy idle = Bench.idle(appIdle);
+        final int n = sockets.length;
+        final RdsMessageHandler[] handlers = sequenceCheckers(n, counts);
         try
         {
             for (final RdsSocket s : sockets)
@@ -457,18 +531,7 @@ final class Rds4jBench
                 int work = invoke(stack);
                 for (int i = 0; i < n; i++)
                 {
-                    // drain what the duty cycle delivered before the next one reads more
-                    int got;
-                    do
-                    {
-                        got = sockets[i].poll(handlers[i], 256);
-                        if (got > 0)
-                        {
-                            counts.add(i, got);
-                            work += got;
-                        }
-                    }
-                    while (got == 256);
+                    work += drain(sockets[i], handlers[i], i, counts);
                 }
                 idle.idle(work);
             }

@@ -48,6 +48,12 @@ final class AgentCalls
         }
     }
 
+    /** @return whether the stack has shut down (after closing its sockets): no duty cycle will run again. */
+    boolean isStackClosed()
+    {
+        return invoker.isClosed();
+    }
+
     /** A blocking call is about to wait: see {@link Invoker#beginCall()}. */
     void beginWait()
     {

@@ -3,7 +3,9 @@ package org.rds4j.core;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.IdleStrategy;
 import org.rds4j.RdsException;
+import org.rds4j.RdsPeerListener;
 import org.rds4j.RdsResult;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -25,9 +27,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import javax.management.ObjectName;
 
@@ -165,6 +169,27 @@ public final class CoreStack implements RdsStack
         final RdsSocketImpl socket = new RdsSocketImpl(this);
         sockets.add(socket);
         return socket;
+    }
+
+    @Override
+    public RdsSelector openSelector() throws IOException
+    {
+        if (closed)
+        {
+            throw new ClosedChannelException();
+        }
+        return new SelectorImpl(this);
+    }
+
+    @Override
+    public RdsStack setPeerListener(final Executor executor, final RdsPeerListener listener)
+    {
+        if (listener != null)
+        {
+            Objects.requireNonNull(executor, "executor");
+        }
+        agent.peerEvents.listener(executor, listener);
+        return this;
     }
 
     @Override

@@ -9,6 +9,7 @@ import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsReceiveInfo;
 import org.rds4j.RdsResult;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.TransportType;
 import org.rds4j.core.spi.Transport;
@@ -27,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -81,6 +83,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     final ReceiveQueue received;
     /** Threads blocked in send: they register, the agent wakes them. */
     private final Waiters sendWaiters = new Waiters();
+    /** A selector's key or push delivery, signalled when the waiters are woken; set under {@link #stateLock}, as close. */
+    private volatile SocketWatcher watcher;
 
     // Application threads only.
     private volatile boolean blocking = true;
@@ -487,8 +491,9 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
             pool.release(message);
             outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
-            // the room is free now, not at an ack: a blocked send or drain has nobody else to wake it
+            // the room is free now, not at an ack: a blocked send or drain, or a select, has nobody else to wake it
             sendWaiters.wakeAll();
+            signalWatcherOutsideCycle();
         }
     }
 
@@ -503,6 +508,14 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     public void wakeSenders()
     {
         sendWaiters.wakeAll();
+        signalWatcher();
+    }
+
+    /** Agent, at the end of a duty cycle: something was delivered; wakes blocked receivers and the watcher. */
+    void wakeReceivers()
+    {
+        received.waiters.wakeAll();
+        signalWatcher();
     }
 
     @Override
@@ -604,6 +617,121 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     public void notifyListener(final Notification notification)
     {
         received.notifyListener(notification);
+        signalWatcher();
+    }
+
+    // ---------------------------------------------------------------- readiness and push delivery
+
+    /**
+     * @return {@link RdsSelector#OP_ERROR} alone if the socket is closed; else
+     *         {@link RdsSelector#OP_READ} if a message or notification is queued, or-ed with
+     *         {@link RdsSelector#OP_WRITE} if the send buffer has room (the test {@link #reserve} makes).
+     *         Any thread.
+     */
+    int readyOps()
+    {
+        if (!open)
+        {
+            return RdsSelector.OP_ERROR;
+        }
+        int ops = received.hasQueued() ? RdsSelector.OP_READ : 0;
+        if (sendQueued.get() < options.sendBufferBytes())
+        {
+            ops |= RdsSelector.OP_WRITE;
+        }
+        return ops;
+    }
+
+    /**
+     * Sets the socket's watcher, if it has none.
+     *
+     * @return the watcher it has: {@code watching} if set now, another one, or null if the socket is closed.
+     */
+    SocketWatcher watch(final SocketWatcher watching)
+    {
+        stateLock.lock();
+        try
+        {
+            if (!open)
+            {
+                return null;
+            }
+            if (watcher == null)
+            {
+                watcher = watching;
+            }
+            return watcher;
+        }
+        finally
+        {
+            stateLock.unlock();
+        }
+    }
+
+    /** Removes the watcher if it is {@code watching}. */
+    void unwatch(final SocketWatcher watching)
+    {
+        stateLock.lock();
+        try
+        {
+            if (watcher == watching)
+            {
+                watcher = null;
+            }
+        }
+        finally
+        {
+            stateLock.unlock();
+        }
+    }
+
+    private void signalWatcher()
+    {
+        final SocketWatcher current = watcher;
+        if (current != null)
+        {
+            current.signal();
+        }
+    }
+
+    /**
+     * An application thread changed the socket's readiness: signals the watcher and wakes the thread leading
+     * the duty cycle, which may be a select idling in the transport's wait, where an unpark does not reach it.
+     */
+    private void signalWatcherOutsideCycle()
+    {
+        final SocketWatcher current = watcher;
+        if (current != null)
+        {
+            current.signal();
+            stack.wakeAgent();
+        }
+    }
+
+    @Override
+    public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler) throws IOException
+    {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(handler, "handler");
+        ensureReceivable();
+        final PushDelivery delivery = new PushDelivery(this, executor, handler);
+        final SocketWatcher current = watch(delivery);
+        if (current == null)
+        {
+            throw new ClosedChannelException();
+        }
+        if (current != delivery)
+        {
+            throw new IllegalStateException(current instanceof PushDelivery ? "delivery was started already" :
+                "the socket is registered with a selector");
+        }
+        delivery.signal(); // what is queued already
+        return this;
+    }
+
+    CoreStack stack()
+    {
+        return stack;
     }
 
     // ---------------------------------------------------------------- options and state
@@ -629,6 +757,10 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         else
         {
             options.set(option, value);
+            if (option == RdsOptions.SO_SNDBUF)
+            {
+                signalWatcherOutsideCycle(); // a larger buffer may have room now
+            }
         }
         return this;
     }
@@ -816,6 +948,7 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         stack.onSocketClosed(this);
         sendWaiters.wakeAll();
         received.waiters.wakeAll();
+        signalWatcherOutsideCycle();
     }
 
     private void ensureOpen() throws ClosedChannelException

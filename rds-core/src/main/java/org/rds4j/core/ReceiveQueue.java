@@ -76,6 +76,16 @@ final class ReceiveQueue
         this.ringBytes = ringBytes;
     }
 
+    /**
+     * @return whether a message or a notification is queued, so that a receive or poll would take something (a
+     *         record the agent is writing counts, an instant early); any thread.
+     */
+    boolean hasQueued()
+    {
+        final ReceiveRing current = ring;
+        return !notifications.isEmpty() || !spilled.isEmpty() || (current != null && !current.isEmpty());
+    }
+
     /** @return the bytes queued; any thread. */
     long queuedBytes()
     {

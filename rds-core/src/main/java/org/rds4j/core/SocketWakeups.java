@@ -63,7 +63,7 @@ final class SocketWakeups
             if (state.wakeReceiversPending)
             {
                 state.wakeReceiversPending = false;
-                socket.received.waiters.wakeAll();
+                socket.wakeReceivers();
             }
         }
         sockets.clear();

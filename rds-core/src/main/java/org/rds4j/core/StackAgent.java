@@ -45,6 +45,8 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final Congestion congestion = new Congestion(sockets);
     private final SocketWakeups wakeups = new SocketWakeups();
+    /** The stack's peer listener: events queued here, handed to the application's executor. */
+    final PeerEvents peerEvents = new PeerEvents();
     private final Rotation socketRotation = new Rotation();
     private final Rotation connectionRotation = new Rotation();
     private final Rotation transportRotation = new Rotation();
@@ -459,6 +461,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         {
             return;
         }
+        peerEvents.offer(kind == Notification.Kind.PEER_UP, connection.localAddress(), connection.remoteAddress());
         final InetSocketAddress peer = new InetSocketAddress(connection.remoteAddress(), 0);
         for (final RdsSocketImpl socket : connection.local.sockets.values())
         {

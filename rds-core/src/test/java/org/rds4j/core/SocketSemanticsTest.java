@@ -490,12 +490,13 @@ class SocketSemanticsTest
         final RdsStack b = stacks.open("sem-b");
         final RdsSocket sa = bound(a, A_IP, 5023);
         final RdsSocket sb = bound(b, B_IP, 5023);
-        final int messages = 200;
-        for (int i = 0; i <= messages; i++)
+        final int rounds = 3;
+        final int perRound = 100;
+        for (int i = 0; i <= rounds * perRound; i++)
         {
             assertEquals(100, sa.send(bytes(100, i), sb.localAddress()));
         }
-        Await.until(WAIT, () -> sb.receiveQueuedBytes() == 100L * (messages + 1),
+        Await.until(WAIT, () -> sb.receiveQueuedBytes() == 100L * (rounds * perRound + 1),
             () -> "all queued: " + sb.receiveQueuedBytes());
         final RdsReceiveInfo info = new RdsReceiveInfo();
         final ByteBuffer dst = ByteBuffer.allocateDirect(64);
@@ -503,19 +504,26 @@ class SocketSemanticsTest
         assertEquals(100, sb.receive(dst, info));
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        // a round may see a one-off allocation of the JVM's own as code is compiled (a few hundred bytes at a
+        // random receive, never with -Xint); an allocation per receive shows in every round
+        final long[] allocated = new long[rounds];
         int truncated = 0;
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < messages; i++)
+        for (int r = 0; r < rounds; r++)
         {
-            dst.clear();
-            if (sb.receive(dst, info) == 100 && info.truncated())
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < perRound; i++)
             {
-                truncated++;
+                dst.clear();
+                if (sb.receive(dst, info) == 100 && info.truncated())
+                {
+                    truncated++;
+                }
             }
+            allocated[r] = threads.getCurrentThreadAllocatedBytes() - before;
         }
-        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertEquals(messages, truncated);
-        assertEquals(0, allocated, "bytes allocated by " + messages + " receives");
+        assertEquals(rounds * perRound, truncated);
+        assertEquals(0, java.util.Arrays.stream(allocated).min().getAsLong(),
+            "bytes allocated by each round of " + perRound + " receives: " + java.util.Arrays.toString(allocated));
     }
 
     @Test

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Executor;
 
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsClaim;
@@ -255,6 +256,12 @@ class ReceiverTest
         public int poll(final RdsMessageHandler handler, final int limit)
         {
             return 0;
+        }
+
+        @Override
+        public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler)
+        {
+            throw new UnsupportedOperationException();
         }
 
         @Override

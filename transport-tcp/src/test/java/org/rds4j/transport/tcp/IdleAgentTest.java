@@ -3,6 +3,7 @@ package org.rds4j.transport.tcp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsOptions;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,6 +122,52 @@ class IdleAgentTest
         System.out.println(figures);
         assertTrue(woke < 100 * seconds, figures);
         assertTrue(cpuShare < MAX_IDLE_CPU_SHARE, figures);
+    }
+
+    /**
+     * One thread serving 64 idle sockets through a selector leads the duty cycle while it waits, as a thread blocked
+     * in {@code receive} does: it idles in the TCP selector until a timer is due, so the process stays as quiet as
+     * an idle agent, and a message still wakes it at once.
+     */
+    @Test
+    void aSelectorServing64IdleSocketsLeavesAnIdleStackIdle() throws Exception
+    {
+        final Pair p = pair("sla", "127.0.47.41", "slb", "127.0.47.42");
+        assertEquals(3, p.sb.send(ByteBuffer.wrap(new byte[3]), p.sa.localAddress()));
+        assertEquals(p.sb.localAddress(), p.sa.receive(ByteBuffer.allocate(8)));
+        final RdsSelector selector = p.a.openSelector();
+        final RdsSocket[] sockets = new RdsSocket[64];
+        for (int i = 0; i < sockets.length; i++)
+        {
+            sockets[i] = i == 0 ? p.sa : bound(p.a, "127.0.47.41", 4001 + i);
+            selector.register(sockets[i], RdsSelector.OP_READ, i);
+        }
+        final AtomicInteger selected = new AtomicInteger(-1);
+        final Thread serving = new Thread(() -> selected.set(selector.select()), "sel-serve");
+        serving.start();
+        Await.until(WAIT, () -> Await.blockedIn(serving, "selectWaiting"), () -> "select blocked");
+        Await.until(WAIT, () -> unacked(p.a) == 0 && unacked(p.b) == 0, () -> "acked");
+        final ThreadMeter threads = ThreadMeter.ofStacks("sla").and(serving);
+        final ThreadWakeUps agent = ThreadWakeUps.of("rds4j-agent-sla");
+        final ThreadWakeUps server = ThreadWakeUps.of("sel-serve");
+        final long wakeUpsBefore = agent.count() + server.count();
+        final long cpuBefore = threads.cpuNs();
+        final long start = System.nanoTime();
+        Thread.sleep(IDLE_WINDOW.toMillis()); // the measurement window
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        final long woke = agent.count() + server.count() - wakeUpsBefore;
+        final double cpuShare = (threads.cpuNs() - cpuBefore) / 1e9 / seconds;
+        final String figures = String.format("a select on 64 idle sockets over %.2f s: it and the agent woke %d " +
+            "times and used %.2f%% of a core", seconds, woke, 100 * cpuShare);
+        System.out.println(figures);
+        assertEquals(-1, selected.get(), "nothing was ready");
+        assertTrue(woke < 100 * seconds, figures);
+        assertTrue(cpuShare < MAX_IDLE_CPU_SHARE, figures);
+
+        assertEquals(1, p.sb.send(ByteBuffer.wrap(new byte[1]), sockets[63].localAddress()));
+        serving.join(WAIT.toMillis());
+        assertEquals(1, selected.get());
+        assertEquals(63, selector.selectedKeys().iterator().next().attachment());
     }
 
     @Test
