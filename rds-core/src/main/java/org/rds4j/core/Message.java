@@ -11,17 +11,15 @@ import java.nio.ByteBuffer;
  * Outbound, it is owned by its socket's queue, then by a connection's {@link SendQueue} until acked or
  * cancelled; inbound, by the receiving socket until the application has taken it.
  * <p>
- * An outbound message whose bytes are a record of its socket's {@link SendRing} is a message of the class
- * {@link MessagePool#RECORD}: it has no memory of its own, and its frame and buffer are pointed at the record
- * when it is taken from the pool ({@link #pointAt}).
+ * An outbound message whose bytes are a record of its socket's {@link SendRing} belongs to the ring, not the
+ * pool: the ring keeps one per 64-byte slot where a record has started, its frame a view of the ring from that
+ * slot, and hands it to the record that starts there next.
  */
 final class Message
 {
-    private static final byte[] NO_BYTES = new byte[0];
-
     final int sizeClass;
     /** Header at 0, payload at {@link RdsHeader#LENGTH}; position/limit frame what a transport writes. */
-    ByteBuffer frame;
+    final ByteBuffer frame;
     final UnsafeBuffer buffer;
     private final ByteBuffer payloadView;
     /** Outbound, claimed ({@link org.rds4j.RdsClaim}): the application writes the payload through it. */
@@ -42,8 +40,8 @@ final class Message
     boolean cancelled;
     /** Inbound: where it came from. */
     InetSocketAddress sender;
-    /** Outbound, a {@link MessagePool#RECORD}: the ring holding its bytes, and the record's position. */
-    SendRing ring;
+    /** A ring's message: the ring holding its bytes (else null), and the record's position. */
+    final SendRing ring;
     long ringPosition;
 
     /**
@@ -52,25 +50,27 @@ final class Message
      */
     Message(final int sizeClass, final ByteBuffer frame)
     {
-        this.sizeClass = sizeClass;
-        this.frame = frame;
-        this.buffer = frame != null ? new UnsafeBuffer(frame) : new UnsafeBuffer(NO_BYTES);
-        this.payloadView = frame != null ? frame.asReadOnlyBuffer() : null;
-        this.claimView = frame != null ? frame.duplicate() : null;
+        this(sizeClass, frame, null);
     }
 
     /**
-     * A {@link MessagePool#RECORD} message takes a ring record as its frame.
-     *
-     * @param ring     the socket's send ring.
-     * @param position the record's position, claimed for header and payload.
+     * @param ring  the send ring whose slot this message's frame starts at.
+     * @param frame a view of the ring from the slot to its end.
      */
-    void pointAt(final SendRing ring, final long position)
+    Message(final SendRing ring, final ByteBuffer frame)
     {
+        this(-1, frame, ring);
+    }
+
+    private Message(final int sizeClass, final ByteBuffer frame, final SendRing ring)
+    {
+        this.sizeClass = sizeClass;
+        this.frame = frame;
         this.ring = ring;
-        this.ringPosition = position;
-        frame = ring.view(position);
-        buffer.wrap(frame);
+        this.buffer = new UnsafeBuffer(frame);
+        // a ring's message is never inbound, and its frame, a view of its own, can be its claim's view
+        this.payloadView = ring == null ? frame.asReadOnlyBuffer() : null;
+        this.claimView = ring == null ? frame.duplicate() : frame;
     }
 
     /** @return the payload as a read-only buffer; valid until the message is released. */
@@ -83,9 +83,8 @@ final class Message
     /** @return a writable view positioned at the payload, its limit at the payload's end; valid until released. */
     ByteBuffer claimedPayload()
     {
-        final ByteBuffer view = ring != null ? frame : claimView; // a record's view is its own until freed
-        view.limit(RdsHeader.LENGTH + payloadLength).position(RdsHeader.LENGTH);
-        return view;
+        claimView.limit(RdsHeader.LENGTH + payloadLength).position(RdsHeader.LENGTH);
+        return claimView;
     }
 
     /** Frames header and payload for a transport to write from the start. */
@@ -106,11 +105,5 @@ final class Message
         stamped = false;
         cancelled = false;
         sender = null;
-        if (ring != null)
-        {
-            ring = null;
-            frame = null; // the pool must not keep the ring's memory, which may be unmapped
-            buffer.wrap(NO_BYTES);
-        }
     }
 }

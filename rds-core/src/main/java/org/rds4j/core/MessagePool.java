@@ -22,11 +22,7 @@ import java.nio.ByteBuffer;
 final class MessagePool
 {
     private static final int MIN_SHIFT = 8;
-    /** Size classes of messages with memory of their own. */
     static final int CLASSES = 7;
-    /** The class of messages whose bytes are a record of a {@link SendRing}: no memory of their own. */
-    static final int RECORD = CLASSES;
-    private static final int ALL_CLASSES = CLASSES + 1;
     private static final long RETAINED_BYTES_PER_CLASS = 64L << 20;
 
     private static final int SLAB_BYTES = 1 << 20;
@@ -45,13 +41,12 @@ final class MessagePool
     MessagePool(final AtomicCounter allocated)
     {
         this.allocated = allocated;
-        free = new MpmcArrayQueue[ALL_CLASSES];
+        free = new MpmcArrayQueue[CLASSES];
         for (int c = 0; c < CLASSES; c++)
         {
             final int capacity = (int)Math.max(64, Math.min(65536, RETAINED_BYTES_PER_CLASS / capacityOf(c)));
             free[c] = new MpmcArrayQueue<>(capacity);
         }
-        free[RECORD] = new MpmcArrayQueue<>(65536);
     }
 
     static int capacityOf(final int sizeClass)
@@ -91,29 +86,6 @@ final class MessagePool
     }
 
     /**
-     * @param payloadLength 0 to the ring's largest frame less the header.
-     * @param ring          the send ring holding the message's bytes.
-     * @param position      the record claimed for it.
-     * @return a reset message whose frame is the record, its {@code payloadLength} set.
-     */
-    Message acquireRecord(final int payloadLength, final SendRing ring, final long position)
-    {
-        Message message = magazines.get().pop(RECORD);
-        if (message == null)
-        {
-            message = free[RECORD].relaxedPoll();
-        }
-        if (message == null)
-        {
-            message = new Message(RECORD, null);
-            allocated.increment();
-        }
-        message.pointAt(ring, position);
-        message.payloadLength = payloadLength;
-        return message;
-    }
-
-    /**
      * Carves a frame out of the class's current 1 MiB slab, so that warming up to a deep send window costs
      * one direct allocation per slab rather than one per message. Frames of 1 MiB payloads get their own.
      */
@@ -138,14 +110,18 @@ final class MessagePool
         }
     }
 
-    /** A record message's record is freed in its ring (the ring's head moves in {@link SendRing#reclaim}). */
+    /**
+     * Takes back a message; a send ring's message stays its ring's, and its record is freed (reset first: once
+     * freed, the slot's message may be handed to the next record at once).
+     */
     void release(final Message message)
     {
+        message.reset();
         if (message.ring != null)
         {
             message.ring.free(message.ringPosition);
+            return;
         }
-        message.reset();
         if (!magazines.get().push(message))
         {
             free[message.sizeClass].relaxedOffer(message);
@@ -155,22 +131,18 @@ final class MessagePool
     /** @return how many messages a magazine keeps of a class: {@link #MAGAZINE_BYTES} of frames, 1 to 1024. */
     static int magazineCapacity(final int sizeClass)
     {
-        if (sizeClass == RECORD)
-        {
-            return MAGAZINE_MAX_MESSAGES;
-        }
         return Math.max(1, Math.min(MAGAZINE_MAX_MESSAGES, MAGAZINE_BYTES / (RdsHeader.LENGTH + capacityOf(sizeClass))));
     }
 
     /** One thread's stacks of free messages, one per class; only that thread touches it. */
     private static final class Magazine
     {
-        private final Message[][] stacks = new Message[ALL_CLASSES][];
-        private final int[] sizes = new int[ALL_CLASSES];
+        private final Message[][] stacks = new Message[CLASSES][];
+        private final int[] sizes = new int[CLASSES];
 
         Magazine()
         {
-            for (int c = 0; c < ALL_CLASSES; c++)
+            for (int c = 0; c < CLASSES; c++)
             {
                 stacks[c] = new Message[magazineCapacity(c)];
             }

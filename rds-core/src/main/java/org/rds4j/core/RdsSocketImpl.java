@@ -363,7 +363,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         final Message message;
         if (position >= 0)
         {
-            message = pool.acquireRecord(length, ring, position);
+            message = ring.message(position);
+            message.payloadLength = length;
         }
         else
         {
@@ -411,13 +412,13 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         return sendRing;
     }
 
-    /** Agent: moves the send ring's head over records freed by application threads (aborted claims). */
-    void reclaimSendRing()
+    /** Agent: moves the send ring's head over records that application threads freed (aborted claims), if any. */
+    void reclaimAbortedClaims()
     {
         final SendRing ring = sendRing;
         if (ring != null)
         {
-            ring.reclaim();
+            ring.reclaimFreedByWriters();
         }
     }
 
@@ -488,7 +489,12 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         {
             final Message message = (Message)token;
             final int length = message.payloadLength;
+            final SendRing ring = message.ring;
             pool.release(message);
+            if (ring != null)
+            {
+                ring.freedByWriter();
+            }
             outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
             // the room is free now, not at an ack: a blocked send or drain, or a select, has nobody else to wake it

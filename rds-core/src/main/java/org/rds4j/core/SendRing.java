@@ -20,13 +20,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>
  * Memory, on {@link SharedMemory}: the records ({@code capacity} bytes), then a state word per
  * {@link #ALIGN}-byte slot (0: no record starts here, or its writer has not marked it yet; +n: a record of n
- * slots starts here; -n: that record is free), then the tail and the head, absolute byte positions, each
- * on its own cache line.
+ * slots starts here; -n: that record is free), then the tail, the head and the writers' cache of the head,
+ * absolute byte positions, each on its own cache line: the head's line moves to a writer only when the cached
+ * head shows no room, not at every claim (agrona's many-to-one ring buffer does the same).
  * <p>
  * Threads. Writers (any application thread) claim room at the tail with a compare-and-set and mark their record;
  * whoever releases a record (the stack, or a thread aborting a claim) marks it free; only the thread running the
- * duty cycle moves the head ({@link #reclaim}) and unmaps the memory. Before the head passes a record it clears
- * the record's state word, so every word but those of live records is 0 when a writer claims the slot again.
+ * duty cycle moves the head ({@link #reclaim}, as it frees each record) and unmaps the memory.
+ * Before the head passes a record it clears the record's state word, so every word but those of live records
+ * and of paddings is 0: the head stops at a 0 without reading the tail, whose line the writers keep.
  * The memory is unmapped when the socket is closed, no writer is claiming, and every record is free (no
  * transport is still writing one, no claim is open); a claim left open across close leaves it to the garbage
  * collector.
@@ -37,24 +39,34 @@ final class SendRing
     static final int ALIGN = 64;
     private static final int TAIL_OFFSET = 0;
     private static final int HEAD_OFFSET = 128;
-    private static final int TRAILER_LENGTH = 256;
+    private static final int HEAD_CACHE_OFFSET = 256;
+    private static final int TRAILER_LENGTH = 384;
 
     private final int capacity;
     private final int mask;
     private final int stateOffset;
     private final int tailIndex;
     private final int headIndex;
+    private final int headCacheIndex;
     private final ByteBuffer memory;
     private final UnsafeBuffer words;
-    /** Per slot, a view of the memory from the slot to the ring's end, made at the slot's first record. */
-    private final ByteBuffer[] views;
+    /**
+     * Per slot, the message of the record that starts there, its frame a view of the memory from the slot to the
+     * ring's end: made at the slot's first record, handed to each record after. A record's message is its own
+     * until freed, so a slot's message serves one record at a time.
+     */
+    private final Message[] messages;
 
     /** Threads inside {@link #claim}: the memory stays mapped while one is. */
     private final AtomicInteger writers = new AtomicInteger();
     private volatile boolean closed;
+    /** A writer freed a record (an aborted claim): the stack's next look reclaims. */
+    private volatile boolean freedByWriter;
 
     // The thread running the duty cycle.
     private boolean unmapped;
+    /** The head, which only this thread moves. */
+    private long head;
 
     /**
      * @param directory where the ring's file is made (and at once unlinked).
@@ -72,9 +84,10 @@ final class SendRing
         final int slots = capacity / ALIGN;
         this.tailIndex = stateOffset + slots * Integer.BYTES + TAIL_OFFSET;
         this.headIndex = stateOffset + slots * Integer.BYTES + HEAD_OFFSET;
+        this.headCacheIndex = stateOffset + slots * Integer.BYTES + HEAD_CACHE_OFFSET;
         this.memory = SharedMemory.map(directory, "tx", capacity + slots * Integer.BYTES + TRAILER_LENGTH);
         this.words = new UnsafeBuffer(memory);
-        this.views = new ByteBuffer[slots];
+        this.messages = new Message[slots];
     }
 
     /** @return the longest frame a record holds (an eighth of the ring); longer ones go to pooled messages. */
@@ -106,13 +119,17 @@ final class SendRing
             final int need = BitUtil.align(frameLength, ALIGN);
             while (true)
             {
-                final long head = words.getLongVolatile(headIndex);
                 final long tail = words.getLongVolatile(tailIndex);
                 final int toEnd = capacity - (int)(tail & mask);
                 final int padding = need > toEnd ? toEnd : 0;
-                if (tail + padding + need - head > capacity)
+                if (tail + padding + need - words.getLong(headCacheIndex) > capacity)
                 {
-                    return -1;
+                    final long head = words.getLongVolatile(headIndex);
+                    words.putLongOrdered(headCacheIndex, head);
+                    if (tail + padding + need - head > capacity)
+                    {
+                        return -1;
+                    }
                 }
                 if (words.compareAndSetLong(tailIndex, tail, tail + padding + need))
                 {
@@ -134,20 +151,22 @@ final class SendRing
 
     /**
      * @param position a claimed record's position.
-     * @return a view of the memory from the record's start, header at index 0, capacity to the ring's end; the
-     *         record's owner alone uses it until the record is freed.
+     * @return the record's message, reset, its frame from the record's start (header at index 0) with a capacity
+     *         to the ring's end; the record's owner alone uses it until {@link MessagePool#release} frees the
+     *         record.
      */
-    ByteBuffer view(final long position)
+    Message message(final long position)
     {
         final int slot = (int)(position & mask) / ALIGN;
-        ByteBuffer view = views[slot];
-        if (view == null)
+        Message message = messages[slot];
+        if (message == null)
         {
             final int offset = slot * ALIGN;
-            view = memory.slice(offset, capacity - offset);
-            views[slot] = view;
+            message = new Message(this, memory.slice(offset, capacity - offset));
+            messages[slot] = message;
         }
-        return view;
+        message.ringPosition = position;
+        return message;
     }
 
     /** Any thread, the record's owner: the record at {@code position} is no longer needed. */
@@ -164,16 +183,14 @@ final class SendRing
         {
             return;
         }
-        long head = words.getLongVolatile(headIndex);
-        final long tail = words.getLongVolatile(tailIndex);
         final long start = head;
-        while (head < tail)
+        while (true)
         {
             final int index = stateIndex(head);
             final int state = words.getIntVolatile(index);
             if (state >= 0)
             {
-                break; // live, or claimed and not yet marked
+                break; // live, claimed and not yet marked, or nothing claimed here: the tail
             }
             words.putIntOrdered(index, 0);
             head += (long)-state * ALIGN;
@@ -182,10 +199,26 @@ final class SendRing
         {
             words.putLongOrdered(headIndex, head);
         }
-        if (closed && head == tail && writers.get() == 0 && words.getLongVolatile(tailIndex) == tail)
+        if (closed && writers.get() == 0 && words.getLongVolatile(tailIndex) == head)
         {
             unmapped = true;
             SharedMemory.free(memory);
+        }
+    }
+
+    /** A writer freed a record outside the duty cycle (an aborted claim): {@link #reclaimFreedByWriters} will see it. */
+    void freedByWriter()
+    {
+        freedByWriter = true;
+    }
+
+    /** The thread running the duty cycle: reclaims if a writer freed a record; else only one volatile read. */
+    void reclaimFreedByWriters()
+    {
+        if (freedByWriter)
+        {
+            freedByWriter = false;
+            reclaim();
         }
     }
 

@@ -332,7 +332,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
         if (moved > 0)
         {
-            socket.reclaimSendRing(); // records of aborted claims, freed by application threads
+            socket.reclaimAbortedClaims();
             socket.outboundTaken(moved);
             wakeups.senders(socket);
         }
@@ -390,6 +390,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
     }
 
+    /** A send ring's record is reclaimed at once: before its bytes leave the send buffer, its room is back. */
     @Override
     public void releaseMessage(final Message message)
     {

@@ -135,16 +135,19 @@ class SendRingTest
     }
 
     @Test
-    void aViewStartsAtItsRecordAndIsMadeOncePerSlot()
+    void aRecordsMessageViewsTheRecordAndIsMadeOncePerSlot()
     {
         final long a = ring.claim(100);
         final long b = ring.claim(100);
-        final ByteBuffer viewB = ring.view(b);
-        assertEquals(RING - 128, viewB.capacity());
-        viewB.putLong(0, 0x1122334455667788L);
-        assertEquals(0x1122334455667788L, ring.view(a).getLong(128), "the same memory");
-        assertSame(viewB, ring.view(b));
-        assertSame(viewB, ring.view(b + RING), "the slot's view, a lap later");
+        final Message messageB = ring.message(b);
+        assertEquals(b, messageB.ringPosition);
+        assertSame(ring, messageB.ring);
+        assertEquals(RING - 128, messageB.frame.capacity());
+        messageB.frame.putLong(0, 0x1122334455667788L);
+        assertEquals(0x1122334455667788L, ring.message(a).frame.getLong(128), "the same memory");
+        assertSame(messageB, ring.message(b));
+        assertSame(messageB, ring.message(b + RING), "the slot's message, a lap later");
+        assertEquals(b + RING, messageB.ringPosition);
     }
 
     @Test
@@ -191,7 +194,7 @@ class SendRingTest
                         {
                             Thread.onSpinWait();
                         }
-                        final ByteBuffer view = ring.view(position);
+                        final ByteBuffer view = ring.message(position).frame;
                         final byte mark = (byte)(id * 50 + i % 50);
                         for (int k = 0; k < length; k++)
                         {
@@ -236,7 +239,7 @@ class SendRingTest
 
     private void check(final long[] record)
     {
-        final ByteBuffer view = ring.view(record[0]);
+        final ByteBuffer view = ring.message(record[0]).frame;
         for (int k = 0; k < record[1]; k++)
         {
             assertEquals((byte)record[2], view.get(k), "record at " + record[0] + " byte " + k);
