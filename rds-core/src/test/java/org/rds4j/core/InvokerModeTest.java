@@ -1,6 +1,5 @@
 package org.rds4j.core;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsMessageHandler;
 import org.rds4j.RdsOptions;
@@ -10,8 +9,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.Threading;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.MemoryStacks;
-import org.rds4j.core.test.StackFixture;
+import org.rds4j.core.test.FixtureTest;
 import org.rds4j.core.test.ThreadWakeUps;
 
 import java.lang.management.ManagementFactory;
@@ -37,26 +35,12 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * {@link org.rds4j.core.test.MemoryNetwork}; {@code TcpInvokerModeTest} runs the same tests over TCP, whose
  * idle wait is a selector that only the thread leading the duty cycle may use.
  */
-public class InvokerModeTest
+public class InvokerModeTest extends FixtureTest
 {
     private static final InetAddress A_IP = ip("127.0.30.1");
     private static final InetAddress B_IP = ip("127.0.30.2");
     private static final InetSocketAddress DEAD = new InetSocketAddress(ip("127.0.30.99"), 7000);
     private static final Duration WAIT = Duration.ofSeconds(20);
-
-    private final StackFixture stacks = fixture();
-
-    /** @return the stacks the tests open: on a memory network here. */
-    protected StackFixture fixture()
-    {
-        return new MemoryStacks();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        stacks.close();
-    }
 
     private RdsStack invoker(final String name)
     {

@@ -1,6 +1,5 @@
 package org.rds4j.core;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsClaim;
 import org.rds4j.RdsNotificationListener;
@@ -13,8 +12,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.Threading;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
-import org.rds4j.core.test.MemoryStacks;
-import org.rds4j.core.test.StackFixture;
+import org.rds4j.core.test.FixtureTest;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -48,26 +46,12 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * 127.0.61.x; {@code TcpSelectorTest} runs the same over TCP, where the thread leading the duty cycle idles in the
  * TCP selector.
  */
-public class SelectorTest
+public class SelectorTest extends FixtureTest
 {
     private static final InetAddress A_IP = ip("127.0.61.1");
     private static final InetAddress B_IP = ip("127.0.61.2");
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final long WAIT_MS = WAIT.toMillis();
-
-    private final StackFixture stacks = fixture();
-
-    /** @return the stacks the tests open: on a memory network here. */
-    protected StackFixture fixture()
-    {
-        return new MemoryStacks();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        stacks.close();
-    }
 
     private static RdsSocket bound(final RdsStack stack, final InetAddress ip, final int port) throws Exception
     {
