@@ -214,7 +214,7 @@ public class SelectorTest extends FixtureTest
         final AtomicInteger found = new AtomicInteger(-1);
         final Thread selecting = start("sel-abort", () -> found.set(selector.select()));
         Await.until(WAIT, () -> Await.blockedIn(selecting, "selectWaiting"), () -> "select blocked");
-        Thread.sleep(100); // past the idle strategy's spinning, into its parks
+        Await.until(WAIT, () -> Await.idling(selecting), () -> "select idling"); // past its spinning and yielding
         assertTrue(selecting.isAlive());
         claim.abort();
         selecting.join(WAIT_MS);
@@ -273,7 +273,7 @@ public class SelectorTest extends FixtureTest
         final AtomicInteger found = new AtomicInteger(-1);
         final Thread selecting = start("sel-msg", () -> found.set(selector.select()));
         Await.until(WAIT, () -> Await.blockedIn(selecting, "selectWaiting"), () -> "select blocked");
-        Thread.sleep(100); // past the idle strategy's spinning, into its parks
+        Await.until(WAIT, () -> Await.idling(selecting), () -> "select idling"); // past its spinning and yielding
         assertEquals(-1, found.get(), "nothing to select yet");
         assertEquals(1, sa.send(ByteBuffer.allocate(1), sb.localAddress()));
         selecting.join(WAIT_MS);
@@ -292,7 +292,7 @@ public class SelectorTest extends FixtureTest
         // the longest timeout there is: no limit, not a deadline wrapped round into the past
         final Thread selecting = start("sel-wakeup", () -> found.set(selector.select(Long.MAX_VALUE)));
         Await.until(WAIT, () -> Await.blockedIn(selecting, "selectWaiting"), () -> "select blocked");
-        Thread.sleep(100);
+        Await.until(WAIT, () -> Await.idling(selecting), () -> "select idling"); // past its spinning and yielding
         assertTrue(selecting.isAlive());
         selector.wakeup();
         selecting.join(WAIT_MS);

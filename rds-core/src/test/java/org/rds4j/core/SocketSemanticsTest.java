@@ -22,8 +22,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -234,6 +234,45 @@ class SocketSemanticsTest
         assertEquals(1000, s.sendQueuedBytes());
     }
 
+    /** What a call returned (or threw) when interrupted while blocked in it, and its thread's interrupt status then. */
+    private record Interrupted(Object result, boolean statusSet)
+    {
+    }
+
+    /**
+     * Runs a blocking call on a thread of its own, interrupts it once it is blocked in {@code method}, and waits
+     * for it to return; a call that does not return fails the test (its socket is closed to end it).
+     */
+    private static Interrupted interruptBlocked(final RdsSocket s, final String method, final Callable<Object> call)
+        throws Exception
+    {
+        final AtomicReference<Object> result = new AtomicReference<>("not returned");
+        final AtomicBoolean statusSet = new AtomicBoolean();
+        final Thread thread = new Thread(() ->
+        {
+            try
+            {
+                result.set(call.call());
+                statusSet.set(Thread.currentThread().isInterrupted());
+            }
+            catch (final Throwable t)
+            {
+                result.set(t);
+            }
+        }, "blocked-" + method);
+        thread.start();
+        Await.until(WAIT, () -> Await.blockedIn(thread, method), () -> method + " parked: " + thread.getState());
+        thread.interrupt();
+        thread.join(WAIT.toMillis());
+        if (thread.isAlive())
+        {
+            s.close();
+            thread.join(WAIT.toMillis());
+            throw new AssertionError("interrupted " + method + " did not return");
+        }
+        return new Interrupted(result.get(), statusSet.get());
+    }
+
     @Test
     void blockedSendReturnsEINTRWhenInterrupted() throws Exception
     {
@@ -241,34 +280,9 @@ class SocketSemanticsTest
         final RdsSocket s = fullSocket(5007, dead);
         s.configureBlocking(true);
         s.setOption(RdsOptions.SO_SNDTIMEO, Duration.ZERO);
-        final AtomicInteger result = new AtomicInteger(Integer.MIN_VALUE);
-        final AtomicBoolean interruptedAfter = new AtomicBoolean();
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final Thread sender = new Thread(() ->
-        {
-            try
-            {
-                result.set(s.send(bytes(100, 12), dead));
-                interruptedAfter.set(Thread.currentThread().isInterrupted());
-            }
-            catch (final Throwable t)
-            {
-                failure.set(t);
-            }
-        }, "blocked-sender");
-        sender.start();
-        Await.until(WAIT, () -> Await.blockedIn(sender, "sendBlocking"), () -> "sender parked: " + sender.getState());
-        sender.interrupt();
-        sender.join(WAIT.toMillis());
-        if (sender.isAlive())
-        {
-            s.close();
-            sender.join(WAIT.toMillis());
-            throw new AssertionError("interrupted send did not return");
-        }
-        assertNull(failure.get());
-        assertEquals(RdsResult.EINTR, result.get());
-        assertTrue(interruptedAfter.get(), "interrupt status must stay set");
+        final Interrupted interrupted = interruptBlocked(s, "sendBlocking", () -> s.send(bytes(100, 12), dead));
+        assertEquals(RdsResult.EINTR, interrupted.result());
+        assertTrue(interrupted.statusSet(), "interrupt status must stay set");
         assertEquals(1000, s.sendQueuedBytes());
     }
 
@@ -301,32 +315,9 @@ class SocketSemanticsTest
     {
         final RdsSocket s = bound(a, A_IP, 5019);
         s.setOption(RdsOptions.SO_RCVTIMEO, Duration.ZERO);
-        final AtomicReference<Object> result = new AtomicReference<>("not returned");
-        final AtomicBoolean interruptedAfter = new AtomicBoolean();
-        final Thread receiver = new Thread(() ->
-        {
-            try
-            {
-                result.set(s.receive(ByteBuffer.allocate(10)));
-                interruptedAfter.set(Thread.currentThread().isInterrupted());
-            }
-            catch (final Throwable t)
-            {
-                result.set(t);
-            }
-        }, "blocked-receiver");
-        receiver.start();
-        Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver parked: " + receiver.getState());
-        receiver.interrupt();
-        receiver.join(WAIT.toMillis());
-        if (receiver.isAlive())
-        {
-            s.close();
-            receiver.join(WAIT.toMillis());
-            throw new AssertionError("interrupted receive did not return");
-        }
-        assertNull(result.get());
-        assertTrue(interruptedAfter.get(), "interrupt status must stay set");
+        final Interrupted interrupted = interruptBlocked(s, "receiveBlocking", () -> s.receive(ByteBuffer.allocate(10)));
+        assertNull(interrupted.result());
+        assertTrue(interrupted.statusSet(), "interrupt status must stay set");
     }
 
     @Test
@@ -456,32 +447,10 @@ class SocketSemanticsTest
         assertNull(info.sender());
 
         s.setOption(RdsOptions.SO_RCVTIMEO, Duration.ZERO);
-        final AtomicReference<Object> result = new AtomicReference<>("not returned");
-        final AtomicBoolean interruptedAfter = new AtomicBoolean();
-        final Thread receiver = new Thread(() ->
-        {
-            try
-            {
-                result.set(s.receive(ByteBuffer.allocate(10), new RdsReceiveInfo()));
-                interruptedAfter.set(Thread.currentThread().isInterrupted());
-            }
-            catch (final Throwable t)
-            {
-                result.set(t);
-            }
-        }, "blocked-receiver");
-        receiver.start();
-        Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver parked: " + receiver.getState());
-        receiver.interrupt();
-        receiver.join(WAIT.toMillis());
-        if (receiver.isAlive())
-        {
-            s.close();
-            receiver.join(WAIT.toMillis());
-            throw new AssertionError("interrupted receive did not return");
-        }
-        assertEquals(RdsResult.EINTR, result.get());
-        assertTrue(interruptedAfter.get(), "interrupt status must stay set");
+        final Interrupted interrupted =
+            interruptBlocked(s, "receiveBlocking", () -> s.receive(ByteBuffer.allocate(10), new RdsReceiveInfo()));
+        assertEquals(RdsResult.EINTR, interrupted.result());
+        assertTrue(interrupted.statusSet(), "interrupt status must stay set");
     }
 
     @Test

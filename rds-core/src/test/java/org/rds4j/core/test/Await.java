@@ -64,4 +64,17 @@ public final class Await
     {
         return Arrays.stream(thread.getStackTrace()).anyMatch(e -> e.getMethodName().equals(method));
     }
+
+    /**
+     * Whether a thread waiting in a call has got past its idle strategy's spinning and yielding and waits for a
+     * wake-up: parked ({@code LockSupport}), or in the transport's selector.
+     *
+     * @param thread the thread.
+     */
+    public static boolean idling(final Thread thread)
+    {
+        return Arrays.stream(thread.getStackTrace()).anyMatch(e ->
+            (e.getClassName().equals("java.util.concurrent.locks.LockSupport") && e.getMethodName().startsWith("park")) ||
+            (e.getClassName().startsWith("sun.nio.ch.") && e.getMethodName().equals("doSelect")));
+    }
 }
