@@ -169,13 +169,43 @@ final class ChildNode implements AutoCloseable
         return process.pid();
     }
 
-    /** Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1). */
-    void signal(final String name) throws IOException, InterruptedException
+    /**
+     * Freezes the process (SIGSTOP) and returns once every one of its threads has stopped: {@code kill} returns
+     * when the signal is sent, and a thread still running then could go on reading its socket.
+     */
+    void freeze() throws IOException, InterruptedException
     {
-        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        final Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).inheritIO().start();
         if (kill.waitFor() != 0)
         {
-            throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+            throw new AssertionError("kill -STOP " + process.pid() + " failed");
+        }
+        final Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+        Await.until(Duration.ofSeconds(10), () -> allStopped(tasks), () -> "process " + process.pid() + " stopped");
+    }
+
+    /** @return whether every thread under {@code /proc/PID/task} is in state T (stopped). */
+    private static boolean allStopped(final Path tasks)
+    {
+        try (var threads = Files.list(tasks))
+        {
+            return threads.allMatch(task ->
+            {
+                try
+                {
+                    final String stat = Files.readString(task.resolve("stat"));
+                    // the state follows the command name, which is in parentheses and may hold any character
+                    return stat.charAt(stat.lastIndexOf(')') + 2) == 'T';
+                }
+                catch (final IOException ex)
+                {
+                    return true; // the thread has ended
+                }
+            });
+        }
+        catch (final IOException ex)
+        {
+            throw new AssertionError("cannot read " + tasks, ex);
         }
     }
 

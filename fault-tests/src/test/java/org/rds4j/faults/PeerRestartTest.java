@@ -81,7 +81,7 @@ class PeerRestartTest
         assertEquals(range(0, BATCH), received(first));
 
         // X: the process is frozen, its kernel still takes (and TCP-acks) the bytes
-        first.signal("STOP");
+        first.freeze();
         final long frozenAt = System.nanoTime();
         final long transmittedBefore = counter("send_transmitted");
         sendBatch(socket, BATCH);
