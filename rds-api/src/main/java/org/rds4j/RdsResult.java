@@ -29,6 +29,11 @@ public final class RdsResult
     public static final int EADDRINUSE = -98;
     /** No transport can carry traffic for this local address. Linux {@code EADDRNOTAVAIL}. */
     public static final int EADDRNOTAVAIL = -99;
+    /**
+     * The driver the stack is attached to is gone (it exited or was killed): every later call on the stack's
+     * sockets fails the same way until the application opens a new stack. Linux {@code ECONNRESET}.
+     */
+    public static final int ECONNRESET = -104;
     /** The operation is not supported now (for example changing the transport after bind). Linux {@code EOPNOTSUPP}. */
     public static final int EOPNOTSUPP = -95;
 
@@ -66,6 +71,7 @@ public final class RdsResult
             case EADDRINUSE: return "EADDRINUSE";
             case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
             case EOPNOTSUPP: return "EOPNOTSUPP";
+            case ECONNRESET: return "ECONNRESET";
             case EACCES: return "EACCES";
             default: return "E?" + (-result);
         }

@@ -78,6 +78,12 @@ public final class RdsStackConfig
     public static final Setting<PeerAllowList> ALLOWED_PEERS = Setting.of("allowedPeers", "rds4j.allowed.peers",
         text -> PeerAllowList.of(Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty())
             .toArray(String[]::new)), () -> PeerAllowList.ALL, v -> null);
+    /**
+     * The directory of a driver to attach to instead of running a stack in this process: {@code rds4j.driver.dir};
+     * empty (the default) runs the stack embedded.
+     */
+    public static final Setting<String> DRIVER_DIRECTORY = Setting.of("driverDirectory", "rds4j.driver.dir",
+        text -> text, () -> "", v -> null);
     /** Who runs the duty cycle: {@code rds4j.threading}. */
     public static final Setting<Threading> THREADING =
         Setting.ofEnum("threading", "rds4j.threading", Threading.class, Threading.AGENT);
@@ -85,7 +91,7 @@ public final class RdsStackConfig
     public static final List<Setting<?>> SETTINGS = List.of(NAME, TRANSPORT, SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES,
         RECEIVE_RING_BYTES, SEND_RING_BYTES, SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
         HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT, INFO_DIRECTORY, INFO_FILE, MAX_PEERS, PEER_CONNECT_RATE, ALLOWED_PEERS,
-        THREADING);
+        THREADING, DRIVER_DIRECTORY);
 
     private final SettingSource settingSource;
     private final String name;
@@ -108,6 +114,7 @@ public final class RdsStackConfig
     private final int peerConnectRate;
     private final PeerAllowList allowedPeers;
     private final Threading threading;
+    private final String driverDirectory;
     private final Map<Class<?>, TransportConfig> transportConfigs;
 
     private RdsStackConfig(final Builder b)
@@ -134,6 +141,7 @@ public final class RdsStackConfig
         peerConnectRate = PEER_CONNECT_RATE.resolve(b.peerConnectRate, source);
         allowedPeers = ALLOWED_PEERS.resolve(b.allowedPeers, source);
         threading = THREADING.resolve(b.threading, source);
+        driverDirectory = DRIVER_DIRECTORY.resolve(b.driverDirectory, source);
         transportConfigs = Map.copyOf(b.transportConfigs);
         // settings that may come from different places are checked together once, here
         checkReconnectDelay(reconnectDelayMin, reconnectDelayMax);
@@ -189,6 +197,7 @@ public final class RdsStackConfig
         b.peerConnectRate = peerConnectRate;
         b.allowedPeers = allowedPeers;
         b.threading = threading;
+        b.driverDirectory = driverDirectory;
         b.transportConfigs.putAll(transportConfigs);
         return b;
     }
@@ -384,6 +393,23 @@ public final class RdsStackConfig
         return threading;
     }
 
+    /**
+     * @return the directory of the driver this stack attaches to ({@code rds driver}), or empty (the default): the
+     *         stack runs in this process. Through a driver, sockets behave as embedded ones, the driver's own
+     *         configuration rules the stack (transports, timers, allow-list) and this one only the sockets'
+     *         defaults ({@code SO_SNDBUF}, {@code SO_RCVBUF}, the receive ring) and the stack's name.
+     */
+    public String driverDirectory()
+    {
+        return driverDirectory;
+    }
+
+    /** @return the default directory of a driver ({@code rds driver} with no {@code --dir}): per user, under {@code /dev/shm} where it exists. */
+    public static String defaultDriverDirectory()
+    {
+        return Path.of(defaultInfoDirectory(), "driver").toString();
+    }
+
     @Override
     public String toString()
     {
@@ -395,7 +421,8 @@ public final class RdsStackConfig
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
             ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") +
             ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers +
-            ", threading=" + threading + ", transportConfigs=" + transportConfigs.values() + "}";
+            ", threading=" + threading + (driverDirectory.isEmpty() ? "" : ", driver=" + driverDirectory) +
+            ", transportConfigs=" + transportConfigs.values() + "}";
     }
 
     private static void checkReconnectDelay(final Duration min, final Duration max)
@@ -462,6 +489,7 @@ public final class RdsStackConfig
         private Integer peerConnectRate;
         private PeerAllowList allowedPeers;
         private Threading threading;
+        private String driverDirectory;
 
         private Builder(final SettingSource settingSource)
         {
@@ -661,6 +689,17 @@ public final class RdsStackConfig
         public Builder threading(final Threading threading)
         {
             this.threading = THREADING.check(threading);
+            return this;
+        }
+
+        /**
+         * @param directory the directory of a driver to attach to ({@code rds driver --dir}); empty: run the stack
+         *                  in this process (the default). See {@link RdsStackConfig#driverDirectory()}.
+         * @return this builder.
+         */
+        public Builder driverDirectory(final String directory)
+        {
+            this.driverDirectory = DRIVER_DIRECTORY.check(directory);
             return this;
         }
 

@@ -32,6 +32,7 @@ import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import javax.management.ObjectName;
 
@@ -59,6 +60,7 @@ public final class CoreStack implements RdsStack
     private final MessagePool pool;
     private final ConcurrentHashMap<InetAddress, LocalEndpoint> endpoints = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps = new ConcurrentHashMap<>();
+    private final Function<InetAddress, CongestionMap> newCongestionMap;
     private final Set<RdsSocketImpl> sockets = ConcurrentHashMap.newKeySet();
     private final List<Transport> transports;
     private final StackAgent agent;
@@ -89,8 +91,9 @@ public final class CoreStack implements RdsStack
         final LoopbackTransport loopback = new LoopbackTransport(context);
         found.add(loopback);
         this.transports = Collections.unmodifiableList(found);
+        this.newCongestionMap = options.congestionMaps();
         this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps,
-            options.nanoClock(), options.epochClock());
+            newCongestionMap, options.nanoClock(), options.epochClock());
         agent.infoFile(infoFile);
         this.wakeSignal = new WakeSignal(options.nanoClock());
         final IdleStrategy idle = options.idleStrategy() == null ?
@@ -334,7 +337,7 @@ public final class CoreStack implements RdsStack
     {
         return endpoints.computeIfAbsent(address, a ->
         {
-            final LocalEndpoint endpoint = new LocalEndpoint(a);
+            final LocalEndpoint endpoint = new LocalEndpoint(a, newCongestionMap.apply(a));
             congestionMaps.put(a, endpoint.congestionMap);
             return endpoint;
         });

@@ -15,6 +15,6 @@ public final class CoreStackProvider implements RdsStackProvider
     @Override
     public RdsStack open(final RdsStackConfig config)
     {
-        return CoreStack.open(config);
+        return config.driverDirectory().isEmpty() ? CoreStack.open(config) : DriverStack.open(config);
     }
 }

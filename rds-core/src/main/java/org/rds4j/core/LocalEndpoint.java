@@ -22,7 +22,7 @@ final class LocalEndpoint
     private static final int PORTS = 65536;
 
     final InetAddress address;
-    final CongestionMap congestionMap = new CongestionMap();
+    final CongestionMap congestionMap;
     private final BitSet claimedPorts = new BitSet(PORTS);
 
     /** Agent only: bound sockets by port. */
@@ -32,7 +32,13 @@ final class LocalEndpoint
 
     LocalEndpoint(final InetAddress address)
     {
+        this(address, new CongestionMap());
+    }
+
+    LocalEndpoint(final InetAddress address, final CongestionMap congestionMap)
+    {
         this.address = address;
+        this.congestionMap = congestionMap;
     }
 
     /**

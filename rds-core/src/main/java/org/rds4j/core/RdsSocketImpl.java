@@ -245,7 +245,19 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     {
         ensureOpen();
         Objects.requireNonNull(destination, "destination");
-        final InetSocketAddress local = localAddress;
+        return checkSend(localAddress, destination, length, allowedPeers, options.sendBufferBytes());
+    }
+
+    /**
+     * The checks of a send that need no room, for any socket that sends as this one does (a driver's client too).
+     *
+     * @param local the socket's bound address, null if unbound.
+     * @return 0, or {@link RdsResult#ENOTCONN}, {@link RdsResult#EINVAL}, {@link RdsResult#EACCES} or
+     *         {@link RdsResult#EMSGSIZE}.
+     */
+    static int checkSend(final InetSocketAddress local, final InetSocketAddress destination, final int length,
+        final PeerAllowList allowedPeers, final int sendBufferBytes)
+    {
         if (local == null)
         {
             return RdsResult.ENOTCONN;
@@ -259,11 +271,42 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
         {
             return RdsResult.EACCES;
         }
-        if (length < 0 || length > MAX_MESSAGE_SIZE || length > options.sendBufferBytes())
+        if (length < 0 || length > MAX_MESSAGE_SIZE || length > sendBufferBytes)
         {
             return RdsResult.EMSGSIZE;
         }
         return 0;
+    }
+
+    /**
+     * A driver's session: queues a message its client admitted. The client tested the destination and its congestion
+     * and took the room in its own send buffer, whose bytes this socket's mirror ({@code SO_SNDBUF} set to the
+     * client's), so neither is tested again: a map that changed since, or a buffer the client made smaller, must
+     * not lose a message the client was told is sent. Never blocks.
+     *
+     * @return the length, or {@link RdsResult#EAGAIN} while {@link #outbound} is full (the session tries again once
+     *         the agent took some), or a closed socket's {@link RdsResult#ENOTCONN}.
+     */
+    int sendAdmitted(final ByteBuffer src, final InetSocketAddress destination)
+    {
+        final InetSocketAddress local = localAddress;
+        if (!open || local == null)
+        {
+            return RdsResult.ENOTCONN;
+        }
+        final int length = src.remaining();
+        if (outboundSlots.incrementAndGet() > outbound.capacity())
+        {
+            outboundSlots.decrementAndGet();
+            return RdsResult.EAGAIN;
+        }
+        final long queued = sendQueued.getAndAdd(length);
+        final Message message = newMessage(destination, length, local.getPort(), queued);
+        message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
+        outbound.offer(message); // never full: the slot is taken
+        src.position(src.limit());
+        stack.wakeAgent();
+        return length;
     }
 
     private int sendBlocking(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The stack's one background agent: executes commands, moves messages from sockets into connections,
@@ -40,6 +41,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     private final Transport loopback;
     private final Map<InetAddress, LocalEndpoint> endpoints;
     private final Map<InetAddress, CongestionMap> congestionMaps;
+    private final Function<InetAddress, CongestionMap> newCongestionMap;
     private final ArrayList<RdsSocketImpl> sockets = new ArrayList<>();
     private final ArrayList<Connection> connections = new ArrayList<>();
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
@@ -74,6 +76,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         final Transport loopback,
         final Map<InetAddress, LocalEndpoint> endpoints,
         final ConcurrentHashMap<InetAddress, CongestionMap> congestionMaps,
+        final Function<InetAddress, CongestionMap> newCongestionMap,
         final NanoClock clock,
         final EpochClock epochClock)
     {
@@ -88,6 +91,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         this.loopback = loopback;
         this.endpoints = endpoints;
         this.congestionMaps = congestionMaps;
+        this.newCongestionMap = newCongestionMap;
         int random;
         do
         {
@@ -415,7 +419,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         Connection connection = connectionsByKey.get(key);
         if (connection == null)
         {
-            final CongestionMap peerMap = congestionMaps.computeIfAbsent(remote, address -> new CongestionMap());
+            final CongestionMap peerMap = congestionMaps.computeIfAbsent(remote, newCongestionMap);
             connection = new Connection(this, endpoint, remote, transport, peerMap);
             connectionsByKey.put(key, connection);
             connections.add(connection);

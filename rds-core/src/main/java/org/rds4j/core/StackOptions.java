@@ -7,7 +7,11 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.rds4j.core.spi.TransportFactory;
 
+import org.rds4j.core.wire.CongestionMap;
+
+import java.net.InetAddress;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * What {@link CoreStack#open(org.rds4j.RdsStackConfig, StackOptions)} takes beside the configuration, for
@@ -21,6 +25,7 @@ public final class StackOptions
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private IdleStrategy idleStrategy;
     private List<TransportFactory> transports;
+    private Function<InetAddress, CongestionMap> congestionMaps = address -> new CongestionMap();
 
     /** Options with every default: set only what differs. */
     public StackOptions()
@@ -92,5 +97,21 @@ public final class StackOptions
     public List<TransportFactory> transports()
     {
         return transports;
+    }
+
+    /**
+     * @param factory makes the congestion map of each address the stack learns, local or remote: a driver puts
+     *                them where its clients read them ({@link CongestionBoard}).
+     * @return this.
+     */
+    StackOptions congestionMaps(final Function<InetAddress, CongestionMap> factory)
+    {
+        this.congestionMaps = factory;
+        return this;
+    }
+
+    Function<InetAddress, CongestionMap> congestionMaps()
+    {
+        return congestionMaps;
     }
 }

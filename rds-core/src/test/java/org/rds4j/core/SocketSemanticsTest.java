@@ -12,6 +12,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.TransportType;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -47,8 +48,14 @@ class SocketSemanticsTest
     private static final InetAddress DEAD_IP = ip("127.0.9.1");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final MemoryStacks stacks = new MemoryStacks();
+    private final StackFixture stacks = fixture();
     private RdsStack a;
+
+    /** @return the stacks: in memory; {@link DriverSocketSemanticsTest} attaches each to a driver instead. */
+    StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
 
     @BeforeEach
     void setUp()

@@ -18,8 +18,28 @@ public final class CongestionMap
     /** Bytes in a map, and the {@code len} of every congestion update. */
     public static final int BYTES = 8192;
 
-    private final UnsafeBuffer bits = new UnsafeBuffer(ByteBuffer.allocateDirect(BYTES));
+    private final UnsafeBuffer bits;
     private volatile long version;
+
+    /** A map in memory of its own, all ports clear. */
+    public CongestionMap()
+    {
+        this(new UnsafeBuffer(ByteBuffer.allocateDirect(BYTES)));
+    }
+
+    /**
+     * A map over given memory, which may be shared with other processes that read it.
+     *
+     * @param bits {@link #BYTES} bytes, 8-byte aligned; its current bits are the map's.
+     */
+    public CongestionMap(final UnsafeBuffer bits)
+    {
+        if (bits.capacity() != BYTES)
+        {
+            throw new IllegalArgumentException("a congestion map is " + BYTES + " bytes, not " + bits.capacity());
+        }
+        this.bits = bits;
+    }
 
     /**
      * @param port 0..65535.

@@ -80,5 +80,11 @@ public abstract class StackFixture implements AutoCloseable
             stacks.get(i).close();
         }
         stacks.clear();
+        closed();
+    }
+
+    /** After the stacks are closed: what else the fixture opened (a driver) closes here. */
+    protected void closed()
+    {
     }
 }

@@ -1,0 +1,359 @@
+package org.rds4j.core;
+
+import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.rds4j.RdsStackConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A driver: one stack per host that processes on it share, as they share the kernel's. It runs a {@link CoreStack}
+ * and serves client processes over a UNIX domain socket in its directory ({@link DriverProtocol}); each client
+ * socket is a socket of this stack, so ports, connections (one per node pair) and congestion are the driver's.
+ * <p>
+ * Files in the directory, its user's only (or its group's too): {@code driver.lock} (held while the driver runs, so
+ * that a second driver in the directory fails and a dead one's files are replaced), {@code driver.sock} (where
+ * clients connect) and {@code congestion} ({@link CongestionBoard}: the stack's congestion maps, which clients read
+ * to refuse a send to a congested port at once).
+ * <p>
+ * Threads: the stack's own, and one conductor ({@code rds4j-driver-<name>}) that waits in a NIO selector on the
+ * listening socket and the clients' connections, runs their frames against the stack's sockets and writes what
+ * those sockets deliver back to the clients. The stack wakes it through each socket's watcher ({@link #signal});
+ * it never spins. A client whose connection ends (it exited or was killed) is noticed at once: its sockets are
+ * closed, so their ports are free and what they had queued is dropped.
+ */
+public final class DriverServer implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(DriverServer.class);
+    private static final String LOCK_FILE = "driver.lock";
+
+    private final Path directory;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final CongestionBoard board;
+    private final CoreStack stack;
+    private final ServerSocketChannel listener;
+    private final Selector selector;
+    private final Thread conductor;
+    private final long startedMillis = System.currentTimeMillis();
+
+    // Any thread (the stack's watchers) to the conductor.
+    private final MpscUnboundedArrayQueue<DriverSession.Entry> signalled = new MpscUnboundedArrayQueue<>(256);
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    private volatile boolean running = true;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    // Conductor only.
+    private final List<DriverSession> sessions = new ArrayList<>();
+
+    // Counters: the conductor writes, any thread reads.
+    final AtomicLong clientsAttached = new AtomicLong();
+    final AtomicLong clientsGone = new AtomicLong();
+    final AtomicLong clientsCutOff = new AtomicLong();
+    final AtomicLong droppedSendBytes = new AtomicLong();
+
+    private DriverServer(final RdsStackConfig config, final StackOptions options, final Path directory,
+        final boolean groupAccess) throws IOException
+    {
+        this.directory = directory;
+        DriverFiles.prepareDirectory(directory, groupAccess);
+        final Path lockFile = directory.resolve(LOCK_FILE);
+        lockChannel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        DriverFiles.restrict(lockFile, groupAccess);
+        lock = lockChannel.tryLock();
+        if (lock == null)
+        {
+            lockChannel.close();
+            throw new IOException("a driver is already running in " + directory);
+        }
+        CongestionBoard madeBoard = null;
+        CoreStack madeStack = null;
+        ServerSocketChannel madeListener = null;
+        try
+        {
+            madeBoard = CongestionBoard.create(directory, config.maxPeers() + 64, groupAccess);
+            madeStack = CoreStack.open(config.toBuilder().driverDirectory("").build(),
+                options.congestionMaps(madeBoard::create));
+            final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
+            Files.deleteIfExists(socketFile); // a dead driver's: the lock says none runs
+            madeListener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            madeListener.bind(UnixDomainSocketAddress.of(socketFile));
+            DriverFiles.restrict(socketFile, groupAccess);
+            madeListener.configureBlocking(false);
+            selector = Selector.open();
+            madeListener.register(selector, SelectionKey.OP_ACCEPT);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly(madeListener);
+            if (madeStack != null)
+            {
+                madeStack.close();
+            }
+            if (madeBoard != null)
+            {
+                madeBoard.close();
+            }
+            lock.release();
+            lockChannel.close();
+            throw ex;
+        }
+        board = madeBoard;
+        stack = madeStack;
+        listener = madeListener;
+        conductor = new Thread(this::run, "rds4j-driver-" + config.name());
+        conductor.setDaemon(true);
+        conductor.start();
+        LOG.info("driver {} serving {} (pid {})", config.name(), directory, ProcessHandle.current().pid());
+    }
+
+    /**
+     * Starts a driver.
+     *
+     * @param config      the stack's configuration (its {@code driverDirectory} is ignored).
+     * @param directory   the driver's directory, made if needed ({@link RdsStackConfig#defaultDriverDirectory()}).
+     * @param groupAccess whether the directory's group may use the driver too; else its user only.
+     * @return the running driver.
+     * @throws IOException if another driver runs in the directory, or it cannot be set up.
+     */
+    public static DriverServer start(final RdsStackConfig config, final Path directory, final boolean groupAccess)
+        throws IOException
+    {
+        return start(config, new StackOptions(), directory, groupAccess);
+    }
+
+    /**
+     * Starts a driver whose stack is opened with options (clocks, transports), as {@link CoreStack#open(RdsStackConfig,
+     * StackOptions)}; the options are given the driver's congestion maps.
+     *
+     * @param config      the stack's configuration.
+     * @param options     the stack's options.
+     * @param directory   the driver's directory.
+     * @param groupAccess whether the directory's group may use the driver too.
+     * @return the running driver.
+     * @throws IOException if another driver runs in the directory, or it cannot be set up.
+     */
+    public static DriverServer start(final RdsStackConfig config, final StackOptions options, final Path directory,
+        final boolean groupAccess) throws IOException
+    {
+        return new DriverServer(config, options, directory, groupAccess);
+    }
+
+    /** @return the driver's stack: its counters, connections and info file are the host's. */
+    public CoreStack stack()
+    {
+        return stack;
+    }
+
+    /** @return the driver's directory. */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /** @return when the driver started, in epoch milliseconds: a restarted driver is another one. */
+    long startedMillis()
+    {
+        return startedMillis;
+    }
+
+    CongestionBoard board()
+    {
+        return board;
+    }
+
+    /** @return the driver's own counters: clients attached, gone (their connection ended) and cut off (bad frames). */
+    public Map<String, Long> counters()
+    {
+        final Map<String, Long> counters = new TreeMap<>();
+        counters.put("driver_clients_attached", clientsAttached.get());
+        counters.put("driver_clients_gone", clientsGone.get());
+        counters.put("driver_clients_cut_off", clientsCutOff.get());
+        counters.put("driver_dropped_send_bytes", droppedSendBytes.get());
+        return counters;
+    }
+
+    /**
+     * Waits until the driver has stopped (closed, or its conductor failed).
+     *
+     * @throws InterruptedException if interrupted.
+     */
+    public void awaitStopped() throws InterruptedException
+    {
+        stopped.await();
+    }
+
+    /** Any thread: a socket of a session has something for its client, or room for its sends. */
+    void signal(final DriverSession.Entry entry)
+    {
+        if (entry.signalPending.compareAndSet(false, true))
+        {
+            signalled.offer(entry);
+            if (wakeupPending.compareAndSet(false, true))
+            {
+                selector.wakeup();
+            }
+        }
+    }
+
+    private void run()
+    {
+        try
+        {
+            while (running)
+            {
+                selector.select();
+                wakeupPending.set(false);
+                final Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+                while (keys.hasNext())
+                {
+                    final SelectionKey key = keys.next();
+                    keys.remove();
+                    if (!key.isValid())
+                    {
+                        continue;
+                    }
+                    if (key.attachment() == null)
+                    {
+                        accept();
+                    }
+                    else
+                    {
+                        ((DriverSession)key.attachment()).onReady(key);
+                    }
+                }
+                DriverSession.Entry entry;
+                while ((entry = signalled.poll()) != null)
+                {
+                    entry.signalPending.set(false);
+                    entry.session().service(entry);
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (running)
+            {
+                LOG.error("driver {}: the conductor failed; the driver stops", stack.config().name(), ex);
+            }
+        }
+        finally
+        {
+            for (final DriverSession session : new ArrayList<>(sessions))
+            {
+                session.end(null);
+            }
+            stopped.countDown();
+        }
+    }
+
+    private void accept() throws IOException
+    {
+        final SocketChannel channel = listener.accept();
+        if (channel == null)
+        {
+            return;
+        }
+        channel.configureBlocking(false);
+        final DriverSession session = new DriverSession(this, channel);
+        session.key(channel.register(selector, SelectionKey.OP_READ, session));
+        sessions.add(session);
+    }
+
+    /** Conductor: a session ended; {@code cutOff} says why if the client broke the protocol, else null. */
+    void ended(final DriverSession session, final String cutOff)
+    {
+        sessions.remove(session);
+        if (cutOff != null)
+        {
+            clientsCutOff.incrementAndGet();
+        }
+        else if (session.pid() != 0)
+        {
+            clientsGone.incrementAndGet();
+        }
+    }
+
+    /** Stops serving, ends every client's session (its calls then fail) and closes the stack. */
+    @Override
+    public void close()
+    {
+        if (!running)
+        {
+            return;
+        }
+        running = false;
+        selector.wakeup();
+        try
+        {
+            conductor.join(10_000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        closeQuietly(listener);
+        closeQuietly(selector);
+        try
+        {
+            Files.deleteIfExists(directory.resolve(DriverProtocol.SOCKET_FILE));
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("cannot delete the driver's socket file", ex);
+        }
+        stack.close();
+        board.close();
+        try
+        {
+            lock.release();
+            lockChannel.close();
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("cannot release the driver's lock", ex);
+        }
+        LOG.info("driver {} stopped", stack.config().name());
+    }
+
+    private static void closeQuietly(final AutoCloseable closeable)
+    {
+        if (closeable != null)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final Exception ex)
+            {
+                LOG.debug("close failed", ex);
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DriverServer[" + directory + "]";
+    }
+}

@@ -1,0 +1,681 @@
+package org.rds4j.core;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rds4j.RdsException;
+import org.rds4j.RdsMessageHandler;
+import org.rds4j.RdsNotificationListener;
+import org.rds4j.RdsOptions;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsStack;
+import org.rds4j.TransportType;
+import org.rds4j.core.wire.CongestionMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.rds4j.core.DriverProtocol.ADDRESS;
+import static org.rds4j.core.DriverProtocol.HEADER;
+
+/**
+ * A driver's side of one client process: its connection, its sockets (each a socket of the driver's stack) and
+ * the frames both ways.
+ * <p>
+ * Reading: frames are checked ({@link DriverProtocol#checkClientFrame}) and run in order. A send the stack cannot
+ * take yet (its socket's queue to the agent is full) stops the reading of this client until the agent has taken
+ * some; the client's own send buffer, which this session mirrors, bounds what it can have sent meanwhile.
+ * <p>
+ * Writing: what the stack's sockets deliver goes into one output buffer, written when the channel takes it. A
+ * socket is polled only while its client has not paused it (the client holds a receive buffer's worth) and the
+ * output holds less than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take the output, so
+ * a client that stops reading holds the driver's memory to its sockets' receive buffers and this bound.
+ * <p>
+ * Threads: the conductor only, but {@link Entry#signalPending} (the stack's watchers set it).
+ */
+final class DriverSession
+{
+    private static final Logger LOG = LoggerFactory.getLogger(DriverSession.class);
+    private static final int INPUT_BYTES = 256 << 10;
+    private static final int OUTPUT_BYTES = 256 << 10;
+    /** Above this much output not yet written, sockets are not polled. */
+    private static final int OUTPUT_HIGH = 1 << 20;
+    private static final int POLL_BATCH = 64;
+
+    /** A client's socket. */
+    final class Entry implements SocketWatcher
+    {
+        final int id;
+        final RdsSocketImpl socket;
+        final AtomicBoolean signalPending = new AtomicBoolean();
+        /** Payload bytes the client sent through this socket; minus the socket's queued bytes: those released. */
+        long accepted;
+        long reportedReleased;
+        boolean paused;
+        /** The client waits for a congested port to free: report the next change even if no bytes were released. */
+        boolean congestionWait;
+
+        Entry(final int id, final RdsSocketImpl socket)
+        {
+            this.id = id;
+            this.socket = socket;
+        }
+
+        DriverSession session()
+        {
+            return DriverSession.this;
+        }
+
+        @Override
+        public void signal()
+        {
+            server.signal(this);
+        }
+    }
+
+    private final DriverServer server;
+    private final SocketChannel channel;
+    private SelectionKey key;
+    private final Int2ObjectHashMap<Entry> sockets = new Int2ObjectHashMap<>();
+    private final AddressCache addresses = new AddressCache();
+    private long pid;
+    private boolean ended;
+
+    private ByteBuffer input = ByteBuffer.allocateDirect(INPUT_BYTES);
+    private UnsafeBuffer in = new UnsafeBuffer(input);
+    /** A view of {@link #input} handed to the stack's send as a frame's payload. */
+    private ByteBuffer payload = input.duplicate();
+    /** The socket whose send waits for room in its queue to the agent: reading stops until it has some. */
+    private Entry blockedOn;
+
+    private ByteBuffer output = ByteBuffer.allocateDirect(OUTPUT_BYTES);
+    private UnsafeBuffer out = new UnsafeBuffer(output);
+    /** The sockets not polled for lack of output room: polled again once the output is written. */
+    private final ArrayList<Entry> starved = new ArrayList<>();
+
+    /** The socket being polled, for {@link #deliver} and the notification listener. */
+    private Entry polling;
+    private final RdsMessageHandler deliver = this::deliver;
+
+    DriverSession(final DriverServer server, final SocketChannel channel)
+    {
+        this.server = server;
+        this.channel = channel;
+    }
+
+    void key(final SelectionKey key)
+    {
+        this.key = key;
+    }
+
+    long pid()
+    {
+        return pid;
+    }
+
+    /** The selector says the channel is readable or writable. */
+    void onReady(final SelectionKey ready)
+    {
+        try
+        {
+            if (ready.isWritable())
+            {
+                flush();
+            }
+            if (!ended && ready.isReadable())
+            {
+                read();
+            }
+        }
+        catch (final IOException ex)
+        {
+            end(null);
+        }
+    }
+
+    private void read() throws IOException
+    {
+        final int read = channel.read(input);
+        if (read < 0)
+        {
+            end(null);
+            return;
+        }
+        runFrames();
+        flush();
+    }
+
+    /** Runs the whole frames in the input, in order, until one must wait. */
+    private void runFrames() throws IOException
+    {
+        int position = 0;
+        final int limit = input.position();
+        while (!ended && blockedOn == null && limit - position >= 4)
+        {
+            final int length = in.getInt(position);
+            if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+            {
+                end("frame length " + length);
+                return;
+            }
+            if (limit - position < length)
+            {
+                if (length > input.capacity())
+                {
+                    grow(length, position, limit);
+                    return;
+                }
+                break;
+            }
+            final String problem = DriverProtocol.checkClientFrame(in, position, length);
+            if (problem != null)
+            {
+                end(problem);
+                return;
+            }
+            if (!run(position, length))
+            {
+                break; // the frame waits: run again when its socket has room
+            }
+            position += length;
+        }
+        if (!ended)
+        {
+            compact(position, limit);
+        }
+    }
+
+    private void compact(final int position, final int limit)
+    {
+        if (position > 0)
+        {
+            input.limit(limit).position(position);
+            input.compact();
+        }
+    }
+
+    private void grow(final int length, final int position, final int limit)
+    {
+        final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(length, input.capacity() * 2));
+        input.limit(limit).position(position);
+        bigger.put(input);
+        input = bigger;
+        in = new UnsafeBuffer(input);
+        payload = input.duplicate();
+    }
+
+    /** @return false if the frame must wait (a send with no room), else true. */
+    private boolean run(final int offset, final int length) throws IOException
+    {
+        final byte type = in.getByte(offset + DriverProtocol.TYPE_OFFSET);
+        final int id = in.getInt(offset + DriverProtocol.SOCKET_OFFSET);
+        final int body = offset + HEADER;
+        if (pid == 0 && type != DriverProtocol.HELLO)
+        {
+            end("frame before HELLO");
+            return true;
+        }
+        switch (type)
+        {
+            case DriverProtocol.HELLO:
+                hello(body);
+                return true;
+            case DriverProtocol.QUERY:
+                query(in.getInt(body), in.getInt(body + 4));
+                return true;
+            case DriverProtocol.OPEN:
+                open(id, in.getInt(body), in.getInt(body + 4));
+                return true;
+            default:
+                break;
+        }
+        final Entry entry = sockets.get(id);
+        if (entry == null)
+        {
+            end("no socket " + id);
+            return true;
+        }
+        switch (type)
+        {
+            case DriverProtocol.SEND:
+                return send(entry, body, offset + length);
+            case DriverProtocol.BIND:
+                bind(entry, in.getInt(body), in.getInt(body + 4), addresses.get(in, body + 8));
+                break;
+            case DriverProtocol.OPTION:
+                option(entry, in.getInt(body), in.getInt(body + 4), in.getLong(body + 8));
+                break;
+            case DriverProtocol.CANCEL:
+                final int cancelled = entry.socket.cancelSentTo(addresses.get(in, body + 8));
+                // the freed bytes first: when the client's cancel returns, its send buffer has them back
+                reportReleased(entry);
+                reply(in.getInt(body), cancelled, 0, null);
+                break;
+            case DriverProtocol.CONG_WAIT:
+                congestionWait(entry, in.getInt(body) != 0, addresses.get(in, body + 8));
+                break;
+            case DriverProtocol.PAUSE:
+                entry.paused = true;
+                break;
+            case DriverProtocol.RESUME:
+                entry.paused = false;
+                service(entry);
+                break;
+            case DriverProtocol.CLOSE:
+                sockets.remove(id);
+                entry.socket.close();
+                // a last report, so that the client's reader wakes and frees the socket's receive queue
+                entry.congestionWait = true;
+                reportReleased(entry);
+                break;
+            default:
+                throw new IllegalStateException("checked frame of type " + type);
+        }
+        return true;
+    }
+
+    private void hello(final int body) throws IOException
+    {
+        if (pid != 0 || in.getInt(body) != DriverProtocol.VERSION || in.getLong(body + 8) <= 0)
+        {
+            end(pid != 0 ? "second HELLO" : "protocol version " + in.getInt(body));
+            return;
+        }
+        pid = in.getLong(body + 8);
+        server.clientsAttached.incrementAndGet();
+        final byte[] allowed = String.join(",", server.stack().config().allowedPeers().entries())
+            .getBytes(StandardCharsets.UTF_8);
+        final int length = HEADER + 24 + allowed.length;
+        final int at = reserveOutput(length);
+        final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.WELCOME, 0);
+        out.putInt(b, DriverProtocol.VERSION);
+        out.putInt(b + 4, 0);
+        out.putLong(b + 8, ProcessHandle.current().pid());
+        out.putLong(b + 16, server.startedMillis());
+        out.putBytes(b + 24, allowed);
+        output.position(at + length);
+        LOG.debug("driver: client pid {} attached", pid);
+    }
+
+    private void open(final int id, final int sendBufferBytes, final int receiveBufferBytes) throws IOException
+    {
+        if (sockets.containsKey(id))
+        {
+            end("socket " + id + " opened twice");
+            return;
+        }
+        final RdsSocketImpl socket = (RdsSocketImpl)server.stack().openSocket();
+        socket.configureBlocking(false);
+        try
+        {
+            socket.setOption(RdsOptions.SO_SNDBUF, sendBufferBytes);
+            socket.setOption(RdsOptions.SO_RCVBUF, receiveBufferBytes);
+        }
+        catch (final RdsException | IllegalArgumentException ex)
+        {
+            socket.close();
+            end("socket " + id + ": " + ex.getMessage());
+            return;
+        }
+        final Entry entry = new Entry(id, socket);
+        socket.setNotificationListener(new Notifications(entry));
+        sockets.put(id, entry);
+    }
+
+    private void bind(final Entry entry, final int call, final int transport, final InetSocketAddress local)
+        throws IOException
+    {
+        final TransportType[] types = TransportType.values();
+        if (transport < 0 || transport >= types.length)
+        {
+            end("transport " + transport);
+            return;
+        }
+        try
+        {
+            entry.socket.setOption(RdsOptions.RDS_TRANSPORT, types[transport]);
+            entry.socket.bind(local);
+            if (entry.socket.watch(entry) != entry)
+            {
+                throw new IllegalStateException("a driver's socket has no other watcher");
+            }
+            reply(call, 0, entry.socket.localAddress().getPort(), null);
+        }
+        catch (final RdsException ex)
+        {
+            reply(call, ex.code(), 0, ex.getMessage());
+        }
+    }
+
+    private void option(final Entry entry, final int call, final int option, final long value) throws IOException
+    {
+        try
+        {
+            switch (option)
+            {
+                case DriverProtocol.OPTION_SNDBUF:
+                    entry.socket.setOption(RdsOptions.SO_SNDBUF, (int)Math.min(value, Integer.MAX_VALUE));
+                    break;
+                case DriverProtocol.OPTION_RCVBUF:
+                    entry.socket.setOption(RdsOptions.SO_RCVBUF, (int)Math.min(value, Integer.MAX_VALUE));
+                    break;
+                case DriverProtocol.OPTION_CONG_MONITOR:
+                    entry.socket.setOption(RdsOptions.RDS_CONG_MONITOR, value != 0);
+                    break;
+                default:
+                    end("option " + option);
+                    return;
+            }
+            reply(call, 0, 0, null);
+        }
+        catch (final RdsException ex)
+        {
+            reply(call, ex.code(), 0, ex.getMessage());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            reply(call, RdsResult.EINVAL, 0, ex.getMessage());
+        }
+    }
+
+    private boolean send(final Entry entry, final int body, final int end)
+    {
+        final InetSocketAddress destination = addresses.get(in, body);
+        payload.limit(end).position(body + ADDRESS);
+        final int length = payload.remaining();
+        final int result = entry.socket.sendAdmitted(payload, destination);
+        if (result == RdsResult.EAGAIN)
+        {
+            blockedOn = entry;
+            return false;
+        }
+        if (result >= 0)
+        {
+            entry.accepted += length;
+        }
+        // else the socket was closed under the send (the stack closing): dropped as close drops what was queued
+        return true;
+    }
+
+    private void congestionWait(final Entry entry, final boolean returned, final InetSocketAddress destination)
+    {
+        if (returned)
+        {
+            entry.socket.congestion().onRefusalReturned(destination);
+        }
+        entry.congestionWait = true;
+        final CongestionMap map = server.stack().congestionMap(destination.getAddress());
+        if (map == null || !map.isCongested(destination.getPort()))
+        {
+            service(entry); // freed before the client asked: say so now, or it would wait for the next change
+        }
+    }
+
+    private void query(final int call, final int what) throws IOException
+    {
+        final StringBuilder text = new StringBuilder();
+        if (what == DriverProtocol.QUERY_CONNECTIONS)
+        {
+            for (final RdsStack.ConnectionInfo c : server.stack().connections())
+            {
+                text.append(c.local().getHostAddress()).append(' ').append(c.remote().getHostAddress()).append(' ')
+                    .append(c.transport()).append(' ').append(c.state()).append(' ').append(c.nextTxSequence())
+                    .append(' ').append(c.nextRxSequence()).append(' ').append(c.unacked()).append('\n');
+            }
+        }
+        else if (what == DriverProtocol.QUERY_COUNTERS)
+        {
+            server.stack().counters().forEach((name, value) -> text.append(name).append(' ').append(value).append('\n'));
+            server.counters().forEach((name, value) -> text.append(name).append(' ').append(value).append('\n'));
+        }
+        else
+        {
+            end("query " + what);
+            return;
+        }
+        reply(call, 0, 0, text.toString());
+    }
+
+    private void reply(final int call, final int result, final long value, final String text)
+    {
+        final byte[] bytes = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+        final int length = HEADER + 16 + bytes.length;
+        final int at = reserveOutput(length);
+        final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.REPLY, 0);
+        out.putInt(b, call);
+        out.putInt(b + 4, result);
+        out.putLong(b + 8, value);
+        out.putBytes(b + 16, bytes);
+        output.position(at + length);
+    }
+
+    /**
+     * Conductor: the socket was signalled (something delivered, bytes released, room in its queue), or its client
+     * resumed it: retries a waiting send, delivers what the client has room for and reports released bytes.
+     */
+    void service(final Entry entry)
+    {
+        if (ended)
+        {
+            return;
+        }
+        try
+        {
+            if (blockedOn == entry)
+            {
+                blockedOn = null;
+                runFrames();
+                if (ended)
+                {
+                    return;
+                }
+            }
+            deliverFrom(entry);
+            reportReleased(entry);
+            flush();
+        }
+        catch (final IOException ex)
+        {
+            end(null);
+        }
+    }
+
+    private void deliverFrom(final Entry entry) throws IOException
+    {
+        if (entry.paused || !sockets.containsKey(entry.id) || !entry.socket.isOpen() ||
+            entry.socket.localAddress() == null)
+        {
+            return;
+        }
+        polling = entry;
+        try
+        {
+            while (output.position() < OUTPUT_HIGH && !entry.paused)
+            {
+                if (entry.socket.poll(deliver, POLL_BATCH) < POLL_BATCH)
+                {
+                    return;
+                }
+            }
+            if (!entry.paused && !starved.contains(entry))
+            {
+                starved.add(entry);
+            }
+        }
+        finally
+        {
+            polling = null;
+        }
+    }
+
+    private void deliver(final InetSocketAddress sender, final ByteBuffer message)
+    {
+        final int length = HEADER + ADDRESS + message.remaining();
+        final int at = reserveOutput(length);
+        final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.DELIVER, polling.id);
+        DriverProtocol.putAddress(out, b, sender);
+        out.putBytes(b + ADDRESS, message, message.position(), message.remaining());
+        output.position(at + length);
+    }
+
+    private void queueNotification(final Entry entry, final Notification.Kind kind, final InetSocketAddress address)
+    {
+        final int length = HEADER + 8 + ADDRESS;
+        final int at = reserveOutput(length);
+        final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.NOTIFY, entry.id);
+        out.putInt(b, kind.ordinal());
+        out.putInt(b + 4, 0);
+        DriverProtocol.putAddress(out, b + 8, address);
+        output.position(at + length);
+    }
+
+    private void reportReleased(final Entry entry)
+    {
+        final long released = entry.accepted - entry.socket.sendQueuedBytes();
+        if (released != entry.reportedReleased || entry.congestionWait)
+        {
+            entry.reportedReleased = released;
+            entry.congestionWait = false;
+            final int length = HEADER + 8;
+            final int at = reserveOutput(length);
+            DriverProtocol.putHeader(out, at, length, DriverProtocol.RELEASED, entry.id);
+            out.putLong(at + HEADER, released);
+            output.position(at + length);
+        }
+    }
+
+    /** @return where a frame of {@code length} bytes goes in the output, grown if needed. */
+    private int reserveOutput(final int length)
+    {
+        final int at = output.position();
+        if (output.capacity() - at < length)
+        {
+            final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(output.capacity() * 2, at + length));
+            output.flip();
+            bigger.put(output);
+            output = bigger;
+            out = new UnsafeBuffer(output);
+        }
+        return at;
+    }
+
+    /** Reads while no send waits for room; writes while output is pending. */
+    private void interest()
+    {
+        if (!ended)
+        {
+            key.interestOps((blockedOn == null ? SelectionKey.OP_READ : 0) |
+                (output.position() > 0 ? SelectionKey.OP_WRITE : 0));
+        }
+    }
+
+    private void flush() throws IOException
+    {
+        if (output.position() == 0)
+        {
+            interest();
+            return;
+        }
+        output.flip();
+        channel.write(output);
+        output.compact();
+        final boolean pending = output.position() > 0;
+        interest();
+        if (!pending && !starved.isEmpty())
+        {
+            final Entry[] again = starved.toArray(new Entry[0]);
+            starved.clear();
+            for (final Entry entry : again)
+            {
+                deliverFrom(entry);
+            }
+            if (output.position() > 0)
+            {
+                flush();
+            }
+        }
+    }
+
+    /**
+     * Ends the session: closes the client's sockets (their ports are free, what they queued is dropped) and the
+     * connection.
+     *
+     * @param cutOff why the client is cut off (a malformed frame), or null if its connection ended or the driver
+     *               stops.
+     */
+    void end(final String cutOff)
+    {
+        if (ended)
+        {
+            return;
+        }
+        ended = true;
+        long dropped = 0;
+        for (final Entry entry : sockets.values())
+        {
+            dropped += entry.socket.sendQueuedBytes();
+            entry.socket.close();
+        }
+        server.droppedSendBytes.addAndGet(dropped);
+        if (cutOff != null)
+        {
+            LOG.warn("driver: client pid {} cut off: {}", pid, cutOff);
+        }
+        else
+        {
+            LOG.info("driver: client pid {} gone with {} sockets, {} queued bytes dropped", pid, sockets.size(),
+                dropped);
+        }
+        sockets.clear();
+        if (key != null)
+        {
+            key.cancel();
+        }
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("close failed", ex);
+        }
+        server.ended(this, cutOff);
+    }
+
+    /** A socket's events, queued as NOTIFY frames in order with its messages (listeners run inside its poll). */
+    private final class Notifications implements RdsNotificationListener
+    {
+        private final Entry entry;
+
+        Notifications(final Entry entry)
+        {
+            this.entry = entry;
+        }
+
+        @Override
+        public void onUncongested(final InetSocketAddress destination)
+        {
+            queueNotification(entry, Notification.Kind.UNCONGESTED, destination);
+        }
+
+        @Override
+        public void onPeerUp(final InetAddress peer)
+        {
+            queueNotification(entry, Notification.Kind.PEER_UP, new InetSocketAddress(peer, 0));
+        }
+
+        @Override
+        public void onPeerDown(final InetAddress peer)
+        {
+            queueNotification(entry, Notification.Kind.PEER_DOWN, new InetSocketAddress(peer, 0));
+        }
+    }
+}

@@ -1,0 +1,685 @@
+package org.rds4j.core;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.rds4j.PeerAllowList;
+import org.rds4j.RdsException;
+import org.rds4j.RdsPeerListener;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSelector;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static org.rds4j.core.DriverProtocol.ADDRESS;
+import static org.rds4j.core.DriverProtocol.HEADER;
+
+/**
+ * A stack attached to a driver ({@link DriverServer}) instead of running in this process: what
+ * {@link RdsStack#open} returns when the configuration names a driver directory. Its sockets ({@link DriverSocket})
+ * are sockets of the driver's stack; this process keeps what a call must answer at once: each socket's send-buffer
+ * count, its receive queue and options, and a read-only view of the driver's congestion maps.
+ * <p>
+ * Threads: application threads write frames to the driver under {@link #writeLock}; one reader thread
+ * ({@code rds4j-driver-client-<name>}) blocks reading the driver's frames and hands them to the sockets: replies to
+ * the calls waiting for them, messages and events to the receive queues, released bytes to the send buffers. When
+ * the driver's connection ends (it exited or was killed) the reader marks the stack gone and wakes every waiting
+ * call, which then fails with {@link RdsResult#ECONNRESET}, as every later call does.
+ */
+final class DriverStack implements RdsStack
+{
+    private static final Logger LOG = LoggerFactory.getLogger(DriverStack.class);
+    private static final int READ_BYTES = 256 << 10;
+
+    private final RdsStackConfig config;
+    private final Path directory;
+    private final SocketChannel channel;
+    private final CongestionBoard board;
+    private final StackCounters counters = new StackCounters();
+    private final MessagePool pool = new MessagePool(counters.poolAlloc);
+    private final PeerAllowList allowedPeers;
+    private final long driverPid;
+    private final Thread reader;
+
+    // Application threads, under the lock.
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final ByteBuffer frame = ByteBuffer.allocateDirect(HEADER + ADDRESS + 64);
+    private final UnsafeBuffer frameBuffer = new UnsafeBuffer(frame);
+    private final ByteBuffer[] sendFrame = new ByteBuffer[2];
+
+    // Application threads and the reader.
+    /** The sockets by number: replaced whole under {@link #writeLock} (rare), read by the reader without a lock. */
+    private volatile Int2ObjectHashMap<DriverSocket> sockets = new Int2ObjectHashMap<>();
+    private final AtomicInteger nextSocket = new AtomicInteger();
+    private final AtomicInteger nextCall = new AtomicInteger();
+    private final ConcurrentHashMap<Integer, Call> calls = new ConcurrentHashMap<>();
+    /** Sockets closed by the application, whose receive rings the reader frees (it is their one writer). */
+    private final MpscUnboundedArrayQueue<DriverSocket> closed = new MpscUnboundedArrayQueue<>(64);
+    private volatile String gone;
+
+    private DriverStack(final RdsStackConfig config) throws IOException
+    {
+        this.config = config;
+        this.directory = Path.of(config.driverDirectory());
+        final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
+        try
+        {
+            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+            channel.connect(UnixDomainSocketAddress.of(socketFile));
+        }
+        catch (final IOException ex)
+        {
+            throw new IOException("no driver runs in " + directory + " (" + ex.getMessage() + "): start one with " +
+                "rds driver --dir " + directory, ex);
+        }
+        try
+        {
+            board = CongestionBoard.open(directory);
+            final ByteBuffer hello = ByteBuffer.allocateDirect(HEADER + 16);
+            final UnsafeBuffer h = new UnsafeBuffer(hello);
+            final int b = DriverProtocol.putHeader(h, 0, HEADER + 16, DriverProtocol.HELLO, 0);
+            h.putInt(b, DriverProtocol.VERSION);
+            h.putInt(b + 4, 0);
+            h.putLong(b + 8, ProcessHandle.current().pid());
+            while (hello.hasRemaining())
+            {
+                channel.write(hello);
+            }
+            final ByteBuffer welcome = readFrame(ByteBuffer.allocateDirect(READ_BYTES).order(ByteOrder.LITTLE_ENDIAN));
+            final UnsafeBuffer w = new UnsafeBuffer(welcome);
+            if (w.getByte(DriverProtocol.TYPE_OFFSET) != DriverProtocol.WELCOME ||
+                w.getInt(HEADER) != DriverProtocol.VERSION)
+            {
+                throw new IOException("the driver in " + directory + " speaks another protocol");
+            }
+            driverPid = w.getLong(HEADER + 8);
+            final byte[] allowed = new byte[w.getInt(0) - HEADER - 24];
+            w.getBytes(HEADER + 24, allowed);
+            final String entries = new String(allowed, StandardCharsets.UTF_8);
+            allowedPeers = entries.isEmpty() ? PeerAllowList.ALL : PeerAllowList.of(entries.split(","));
+            welcome.limit(welcome.position()).position(w.getInt(0));
+            welcome.compact(); // what came after the WELCOME is the reader's
+            reader = new Thread(() -> read(welcome), "rds4j-driver-client-" + config.name());
+            reader.setDaemon(true);
+            reader.start();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            channel.close();
+            throw ex;
+        }
+        LOG.debug("{} attached to the driver in {} (pid {})", config.name(), directory, driverPid);
+    }
+
+    /** Reads one whole frame into {@code buffer} during the handshake; returns the buffer, frame at 0. */
+    private ByteBuffer readFrame(final ByteBuffer buffer) throws IOException
+    {
+        while (buffer.position() < 4 || buffer.position() < buffer.getInt(0))
+        {
+            if (buffer.position() >= 4 && (buffer.getInt(0) < HEADER || buffer.getInt(0) > buffer.capacity()))
+            {
+                throw new IOException("bad frame from the driver");
+            }
+            if (channel.read(buffer) < 0)
+            {
+                throw new IOException("the driver closed the connection");
+            }
+        }
+        return buffer;
+    }
+
+    /**
+     * Attaches to the driver the configuration names.
+     *
+     * @param config the configuration: its {@code driverDirectory}, name and socket defaults.
+     * @return the stack.
+     * @throws UncheckedIOException if no driver runs there, or it speaks another protocol.
+     */
+    static DriverStack open(final RdsStackConfig config)
+    {
+        try
+        {
+            return new DriverStack(config);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex.getMessage(), ex);
+        }
+    }
+
+    RdsStackConfig configuration()
+    {
+        return config;
+    }
+
+    PeerAllowList allowedPeers()
+    {
+        return allowedPeers;
+    }
+
+    CongestionBoard board()
+    {
+        return board;
+    }
+
+    StackCounters stackCounters()
+    {
+        return counters;
+    }
+
+    MessagePool pool()
+    {
+        return pool;
+    }
+
+    // ---------------------------------------------------------------- the stack
+
+    @Override
+    public RdsSocket openSocket() throws IOException
+    {
+        ensureAttached();
+        final int id = nextSocket.incrementAndGet();
+        final DriverSocket socket = new DriverSocket(this, id);
+        writeLock.lock();
+        try
+        {
+            final Int2ObjectHashMap<DriverSocket> more = new Int2ObjectHashMap<>(sockets);
+            more.put(id, socket);
+            sockets = more;
+            final int b = DriverProtocol.putHeader(frameBuffer, 0, HEADER + 8, DriverProtocol.OPEN, id);
+            frameBuffer.putInt(b, socket.sendBufferBytes());
+            frameBuffer.putInt(b + 4, socket.receiveBufferBytes());
+            writeFrame(HEADER + 8);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+        return socket;
+    }
+
+    /** Selectors over a driver's sockets are not built yet: {@link RdsResult#EOPNOTSUPP}. */
+    @Override
+    public RdsSelector openSelector() throws IOException
+    {
+        throw new RdsException(RdsResult.EOPNOTSUPP, "selectors are not supported through a driver yet");
+    }
+
+    /** Peer listeners through a driver are not built yet: use the sockets' notification listeners. */
+    @Override
+    public RdsStack setPeerListener(final Executor executor, final RdsPeerListener listener)
+    {
+        throw new UnsupportedOperationException("peer listeners are not supported through a driver yet");
+    }
+
+    @Override
+    public RdsStackConfig config()
+    {
+        return config;
+    }
+
+    /** @return the driver's counters (its stack's, and its clients'), plus this process's own counts of the same names. */
+    @Override
+    public Map<String, Long> counters()
+    {
+        final Map<String, Long> all = new LinkedHashMap<>();
+        for (final String line : query(DriverProtocol.QUERY_COUNTERS))
+        {
+            final String[] fields = line.split(" ");
+            all.put(fields[0], Long.parseLong(fields[1]));
+        }
+        counters.snapshot().forEach((name, value) -> all.merge(name, value, Long::sum));
+        return all;
+    }
+
+    @Override
+    public List<ConnectionInfo> connections()
+    {
+        final List<ConnectionInfo> connections = new ArrayList<>();
+        for (final String line : query(DriverProtocol.QUERY_CONNECTIONS))
+        {
+            final String[] f = line.split(" ");
+            try
+            {
+                connections.add(new ConnectionInfo(InetAddress.getByName(f[0]), InetAddress.getByName(f[1]), f[2],
+                    f[3], Long.parseLong(f[4]), Long.parseLong(f[5]), Integer.parseInt(f[6])));
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("the driver sent a bad connection line: " + line, ex);
+            }
+        }
+        return connections;
+    }
+
+    private List<String> query(final int what)
+    {
+        try
+        {
+            final Call call = newCall();
+            writeLock.lock();
+            try
+            {
+                final int b = DriverProtocol.putHeader(frameBuffer, 0, HEADER + 8, DriverProtocol.QUERY, 0);
+                frameBuffer.putInt(b, call.id);
+                frameBuffer.putInt(b + 4, what);
+                writeFrame(HEADER + 8);
+            }
+            finally
+            {
+                writeLock.unlock();
+            }
+            await(call);
+            return call.text.isEmpty() ? List.of() : Arrays.asList(call.text.split("\n"));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** The driver's stack runs its own duty cycle: there is nothing to invoke here. */
+    @Override
+    public int invoke()
+    {
+        return 0;
+    }
+
+    /** Closes this process's sockets and its connection to the driver; the driver goes on serving others. */
+    @Override
+    public void close()
+    {
+        for (final DriverSocket socket : sockets.values().toArray(new DriverSocket[0]))
+        {
+            socket.closeNow();
+        }
+        lost("the stack is closed");
+        try
+        {
+            channel.close();
+            reader.join(10_000);
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("close failed", ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DriverStack[" + config.name() + " -> " + directory + "]";
+    }
+
+    // ---------------------------------------------------------------- frames to the driver
+
+    /** A call waiting for the driver's reply. */
+    static final class Call
+    {
+        final int id;
+        final Thread caller = Thread.currentThread();
+        volatile boolean done;
+        int result;
+        long value;
+        String text;
+
+        Call(final int id)
+        {
+            this.id = id;
+        }
+    }
+
+    Call newCall()
+    {
+        final Call call = new Call(nextCall.incrementAndGet());
+        calls.put(call.id, call);
+        return call;
+    }
+
+    /** Waits for a call's reply; fails with {@link RdsResult#ECONNRESET} if the driver goes meanwhile. */
+    void await(final Call call) throws RdsException
+    {
+        try
+        {
+            while (!call.done)
+            {
+                ensureAttached();
+                LockSupport.park(this);
+            }
+        }
+        finally
+        {
+            calls.remove(call.id);
+        }
+        if (call.result == RdsResult.ECONNRESET && gone != null)
+        {
+            throw goneException();
+        }
+    }
+
+    /**
+     * Under {@link #writeLock}: writes {@code length} bytes of {@link #frame} (a frame the caller built in
+     * {@link #frameBuffer}); a failed write means the driver is gone.
+     */
+    private void writeFrame(final int length) throws RdsException
+    {
+        frame.clear().limit(length);
+        try
+        {
+            while (frame.hasRemaining())
+            {
+                channel.write(frame);
+            }
+        }
+        catch (final IOException ex)
+        {
+            lost("cannot write to the driver: " + ex.getMessage());
+            throw goneException();
+        }
+    }
+
+    /** A socket's frame with two ints and an address (BIND, CANCEL, CONG_WAIT), or with no body ({@code address} null). */
+    void writeSocketFrame(final byte type, final int socket, final int call, final int word,
+        final InetSocketAddress address) throws RdsException
+    {
+        writeLock.lock();
+        try
+        {
+            ensureAttached();
+            final int length = address == null ? HEADER : HEADER + 8 + ADDRESS;
+            final int b = DriverProtocol.putHeader(frameBuffer, 0, length, type, socket);
+            if (address != null)
+            {
+                frameBuffer.putInt(b, call);
+                frameBuffer.putInt(b + 4, word);
+                DriverProtocol.putAddress(frameBuffer, b + 8, address);
+            }
+            writeFrame(length);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+    }
+
+    /** An OPTION frame. */
+    void writeOption(final int socket, final int call, final int option, final long value) throws RdsException
+    {
+        writeLock.lock();
+        try
+        {
+            ensureAttached();
+            final int b = DriverProtocol.putHeader(frameBuffer, 0, HEADER + 16, DriverProtocol.OPTION, socket);
+            frameBuffer.putInt(b, call);
+            frameBuffer.putInt(b + 4, option);
+            frameBuffer.putLong(b + 8, value);
+            writeFrame(HEADER + 16);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Sets or clears a socket's pause (its receive queue holds a buffer's worth) and tells the driver, under the
+     * write lock so that the frames leave in the order the flag changed.
+     */
+    void pause(final DriverSocket socket, final boolean pause)
+    {
+        writeLock.lock();
+        try
+        {
+            final SocketAgentState state = socket.agentState();
+            if (state.congested == pause || gone != null)
+            {
+                return;
+            }
+            state.congested = pause;
+            DriverProtocol.putHeader(frameBuffer, 0, HEADER, pause ? DriverProtocol.PAUSE : DriverProtocol.RESUME,
+                socket.id());
+            writeFrame(HEADER);
+        }
+        catch (final RdsException ex)
+        {
+            // the driver is gone: the socket's calls say so
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+    }
+
+    /** A SEND: header and address from {@link #frame}, then the payload, in one gathering write. */
+    void writeSend(final int socket, final InetSocketAddress destination, final ByteBuffer payload)
+        throws RdsException
+    {
+        writeLock.lock();
+        try
+        {
+            ensureAttached();
+            final int length = HEADER + ADDRESS + payload.remaining();
+            final int b = DriverProtocol.putHeader(frameBuffer, 0, length, DriverProtocol.SEND, socket);
+            DriverProtocol.putAddress(frameBuffer, b, destination);
+            frame.clear().limit(HEADER + ADDRESS);
+            sendFrame[0] = frame;
+            sendFrame[1] = payload;
+            try
+            {
+                while (frame.hasRemaining() || payload.hasRemaining())
+                {
+                    channel.write(sendFrame);
+                }
+            }
+            catch (final IOException ex)
+            {
+                lost("cannot write to the driver: " + ex.getMessage());
+                throw goneException();
+            }
+            finally
+            {
+                sendFrame[1] = null;
+            }
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+    }
+
+    void forget(final DriverSocket socket)
+    {
+        writeLock.lock();
+        try
+        {
+            final Int2ObjectHashMap<DriverSocket> fewer = new Int2ObjectHashMap<>(sockets);
+            fewer.remove(socket.id());
+            sockets = fewer;
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+        closed.offer(socket);
+    }
+
+    /** @throws RdsException {@link RdsResult#ECONNRESET} if the driver is gone or the stack closed. */
+    void ensureAttached() throws RdsException
+    {
+        if (gone != null)
+        {
+            throw goneException();
+        }
+    }
+
+    boolean isAttached()
+    {
+        return gone == null;
+    }
+
+    RdsException goneException()
+    {
+        return new RdsException(RdsResult.ECONNRESET, gone);
+    }
+
+    // ---------------------------------------------------------------- frames from the driver
+
+    private void read(final ByteBuffer first)
+    {
+        ByteBuffer input = first;
+        UnsafeBuffer in = new UnsafeBuffer(input);
+        final AddressCache addresses = new AddressCache();
+        final ArrayList<DriverSocket> woken = new ArrayList<>();
+        try
+        {
+            while (true)
+            {
+                int position = 0;
+                final int limit = input.position();
+                while (limit - position >= HEADER)
+                {
+                    final int length = in.getInt(position);
+                    if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+                    {
+                        throw new IOException("bad frame length " + length + " from the driver");
+                    }
+                    if (limit - position < length)
+                    {
+                        break;
+                    }
+                    dispatch(in, position, length, addresses, woken);
+                    position += length;
+                }
+                for (int i = 0, n = woken.size(); i < n; i++)
+                {
+                    woken.get(i).wakeReceivers();
+                }
+                woken.clear();
+                DriverSocket done;
+                while ((done = closed.poll()) != null)
+                {
+                    done.released();
+                }
+                input.limit(limit).position(position);
+                input.compact();
+                if (input.remaining() == 0 || (input.position() >= 4 && in.getInt(0) > input.capacity()))
+                {
+                    final int need = input.position() >= 4 ? in.getInt(0) : input.capacity() * 2;
+                    final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(need, input.capacity() * 2));
+                    input.flip();
+                    bigger.put(input);
+                    input = bigger;
+                    in = new UnsafeBuffer(input);
+                }
+                if (channel.read(input) < 0)
+                {
+                    lost("the driver in " + directory + " (pid " + driverPid + ") closed the connection");
+                    return;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (gone == null)
+            {
+                LOG.warn("{}: lost the driver in {}", config.name(), directory, ex);
+            }
+            lost("lost the driver in " + directory + ": " + ex);
+        }
+    }
+
+    private void dispatch(final UnsafeBuffer in, final int offset, final int length, final AddressCache addresses,
+        final ArrayList<DriverSocket> woken) throws IOException
+    {
+        final byte type = in.getByte(offset + DriverProtocol.TYPE_OFFSET);
+        final int body = offset + HEADER;
+        if (type == DriverProtocol.REPLY)
+        {
+            final Call call = calls.get(in.getInt(body));
+            if (call != null)
+            {
+                call.result = in.getInt(body + 4);
+                call.value = in.getLong(body + 8);
+                final byte[] text = new byte[length - HEADER - 16];
+                in.getBytes(body + 16, text);
+                call.text = new String(text, StandardCharsets.UTF_8);
+                call.done = true;
+                LockSupport.unpark(call.caller);
+            }
+            return;
+        }
+        final DriverSocket socket = sockets.get(in.getInt(offset + DriverProtocol.SOCKET_OFFSET));
+        if (socket == null)
+        {
+            return; // closed here meanwhile
+        }
+        switch (type)
+        {
+            case DriverProtocol.DELIVER:
+                if (socket.deliver(addresses.get(in, body), in, body + ADDRESS, length - HEADER - ADDRESS) &&
+                    !woken.contains(socket))
+                {
+                    woken.add(socket);
+                }
+                break;
+            case DriverProtocol.NOTIFY:
+                socket.notifyListener(new Notification(Notification.Kind.values()[in.getInt(body)],
+                    addresses.get(in, body + 8)));
+                break;
+            case DriverProtocol.RELEASED:
+                socket.onReleased(in.getLong(body));
+                break;
+            default:
+                throw new IOException("unknown frame type " + type + " from the driver");
+        }
+    }
+
+    /** The driver is gone, or the stack closed: every call waiting or to come fails. */
+    private void lost(final String why)
+    {
+        if (gone != null)
+        {
+            return;
+        }
+        gone = why;
+        for (final Call call : calls.values())
+        {
+            call.result = RdsResult.ECONNRESET;
+            call.done = true;
+            LockSupport.unpark(call.caller);
+        }
+        for (final DriverSocket socket : sockets.values())
+        {
+            socket.onDriverLost();
+        }
+    }
+}
