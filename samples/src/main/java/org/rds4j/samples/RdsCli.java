@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
     versionProvider = RdsCli.Version.class,
     description = "Reliable Datagram Sockets (Linux RDS semantics) for the JVM: samples and tools.",
     subcommands = {DemoCommand.class, EchoCommand.class, PingCommand.class, StressCommand.class, InfoCommand.class,
+        DriverCommand.class,
         CpCommand.class, CommandLine.HelpCommand.class})
 public final class RdsCli implements Callable<Integer>
 {

@@ -17,7 +17,7 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * The stack options every {@code rds} command takes, as a picocli mixin ({@code @Mixin StackOptions}):
- * {@code --tcp-port} and {@code --transport}. {@link #config(String)} turns them into an
+ * {@code --tcp-port}, {@code --transport} and {@code --driver}. {@link #config(String)} turns them into an
  * {@link RdsStackConfig}; an option not given leaves the setting to its system property, environment variable
  * or default ({@code rds4j.tcp.port}, {@code RDS4J_TCP_PORT}; {@code rds4j.transport}, {@code RDS4J_TRANSPORT}).
  */
@@ -41,6 +41,15 @@ public final class StackOptions
         description = "Transport of the sockets: ${COMPLETION-CANDIDATES}. " +
             "Default: rds4j.transport, else RDS4J_TRANSPORT, else auto.")
     private TransportType transport;
+
+    @Option(
+        names = "--driver",
+        paramLabel = "DIR",
+        arity = "0..1",
+        fallbackValue = "",
+        description = "Attach to the driver (rds driver) in DIR instead of running a stack in this process; " +
+            "with no DIR, the default driver directory. Default: rds4j.driver.dir, else RDS4J_DRIVER_DIR, else none.")
+    private String driver;
 
     /** Creates the options with their defaults; picocli sets them from the command line. */
     public StackOptions()
@@ -69,6 +78,10 @@ public final class StackOptions
     public RdsStackConfig.Builder configBuilder(final String name)
     {
         final RdsStackConfig.Builder builder = RdsStackConfig.builder().name(name);
+        if (driver != null)
+        {
+            builder.driverDirectory(driver.isEmpty() ? RdsStackConfig.defaultDriverDirectory() : driver);
+        }
         if (transport != null)
         {
             builder.transport(transport);
