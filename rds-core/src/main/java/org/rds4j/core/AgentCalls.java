@@ -17,10 +17,23 @@ import java.util.function.Function;
  * Timeouts here are the application's, on {@link System#nanoTime()}: a blocking call's timeout is measured on
  * the caller's clock, not on the stack's {@link StackOptions#nanoClock()}, which a test may hold still.
  */
-final class AgentCalls
+final class AgentCalls implements WatchableSocket.Waiting
 {
     private final CoreStack stack;
     private final Invoker invoker;
+
+    @Override
+    public String name()
+    {
+        return stack.config().name();
+    }
+
+    /** Wakes the thread leading the duty cycle, which may idle in the transport's wait where an unpark does not reach it. */
+    @Override
+    public void wakeWaiting()
+    {
+        stack.wakeAgent();
+    }
 
     AgentCalls(final CoreStack stack, final Invoker invoker)
     {
@@ -49,19 +62,22 @@ final class AgentCalls
     }
 
     /** @return whether the stack has shut down (after closing its sockets): no duty cycle will run again. */
-    boolean isStackClosed()
+    @Override
+    public boolean isStackClosed()
     {
         return invoker.isClosed();
     }
 
     /** A blocking call is about to wait: see {@link Invoker#beginCall()}. */
-    void beginWait()
+    @Override
+    public void beginWait()
     {
         invoker.beginCall();
     }
 
     /** A blocking call's wait has ended: see {@link Invoker#endCall()}. */
-    void endWait()
+    @Override
+    public void endWait()
     {
         invoker.endCall();
     }
@@ -75,7 +91,8 @@ final class AgentCalls
      * @param deadlineNs when it expires (with a timeout), on {@link System#nanoTime()}.
      * @return 0 to check again, {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}.
      */
-    int await(final long timeoutNs, final long deadlineNs)
+    @Override
+    public int await(final long timeoutNs, final long deadlineNs)
     {
         return invoker.await(timeoutNs, deadlineNs);
     }

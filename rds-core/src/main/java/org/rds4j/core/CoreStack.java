@@ -181,7 +181,7 @@ public final class CoreStack implements RdsStack
         {
             throw new ClosedChannelException();
         }
-        return new SelectorImpl(this);
+        return new SelectorImpl(calls);
     }
 
     @Override

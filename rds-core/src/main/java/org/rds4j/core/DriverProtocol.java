@@ -27,11 +27,11 @@ import java.net.InetSocketAddress;
  *   SEND      address (the destination), payload            admitted by the client: never refused
  *   CANCEL    int call, int 0, address                      replied with the count
  *   CLOSE     -
- *   PAUSE     -                                             the client holds its receive buffer's worth
- *   RESUME    -                                             it took half of it
+ *   CONSUMED  long bytes                                    the client's application took so many more bytes
  *   CONG_WAIT int returned, int 0, address                  a send was refused for congestion: say when it may
  *                                                           pass (returned: the refusal reached the caller)
  *   QUERY     int call, int what                            replied with text: connections or counters
+ *   PEERS     int on, int 0                                 socket 0: send PEER frames (the stack's peer listener)
  * </pre>
  * Driver to client:
  * <pre>
@@ -40,6 +40,7 @@ import java.net.InetSocketAddress;
  *   DELIVER   address (the sender), payload
  *   NOTIFY    int kind, int 0, address
  *   RELEASED  long bytes    the socket's send-buffer bytes freed (acked or cancelled) since it opened
+ *   PEER      int up, int 0, address (local), address (peer)     socket 0; ports 0
  * </pre>
  * The driver checks every client frame ({@link #checkClientFrame}) before it acts on it: a client that sends a
  * malformed one is cut off.
@@ -66,16 +67,17 @@ final class DriverProtocol
     static final byte SEND = 5;
     static final byte CANCEL = 6;
     static final byte CLOSE = 7;
-    static final byte PAUSE = 8;
-    static final byte RESUME = 9;
+    static final byte CONSUMED = 8;
     static final byte CONG_WAIT = 10;
     static final byte QUERY = 11;
+    static final byte PEERS = 12;
     // driver to client
     static final byte WELCOME = 64;
     static final byte REPLY = 65;
     static final byte DELIVER = 66;
     static final byte NOTIFY = 67;
     static final byte RELEASED = 68;
+    static final byte PEER = 69;
 
     static final int OPTION_SNDBUF = 1;
     static final int OPTION_RCVBUF = 2;
@@ -113,6 +115,9 @@ final class DriverProtocol
                 return socket == 0 && body == 16 && buffer.getInt(b + 4) == 0 ? null : "bad HELLO";
             case QUERY:
                 return socket == 0 && body == 8 ? null : "bad QUERY";
+            case PEERS:
+                return socket == 0 && body == 8 && (buffer.getInt(b) & ~1) == 0 && buffer.getInt(b + 4) == 0 ? null :
+                    "bad PEERS";
             case OPEN:
                 return socket > 0 && body == 8 && buffer.getInt(b) > 0 && buffer.getInt(b + 4) > 0 ? null : "bad OPEN";
             case BIND:
@@ -127,10 +132,10 @@ final class DriverProtocol
             case CONG_WAIT:
                 return socket > 0 && body == 8 + ADDRESS && buffer.getInt(b + 4) == 0 ? checkAddress(buffer, b + 8) :
                     "bad CONG_WAIT";
+            case CONSUMED:
+                return socket > 0 && body == 8 && buffer.getLong(b) > 0 ? null : "bad CONSUMED";
             case CLOSE:
-            case PAUSE:
-            case RESUME:
-                return socket > 0 && body == 0 ? null : "bad frame of type " + type;
+                return socket > 0 && body == 0 ? null : "bad CLOSE";
             default:
                 return "unknown frame type " + type;
         }

@@ -1,15 +1,19 @@
 package org.rds4j.core;
 
 import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.rds4j.RdsPeerListener;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.Threading;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -57,8 +61,9 @@ public final class DriverServer implements AutoCloseable
     private final Thread conductor;
     private final long startedMillis = System.currentTimeMillis();
 
-    // Any thread (the stack's watchers) to the conductor.
+    // Any thread (the stack's watchers, its peer listener) to the conductor.
     private final MpscUnboundedArrayQueue<DriverSession.Entry> signalled = new MpscUnboundedArrayQueue<>(256);
+    private final MpscUnboundedArrayQueue<Runnable> tasks = new MpscUnboundedArrayQueue<>(64);
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
     private volatile boolean running = true;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -80,7 +85,7 @@ public final class DriverServer implements AutoCloseable
         final Path lockFile = directory.resolve(LOCK_FILE);
         lockChannel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         DriverFiles.restrict(lockFile, groupAccess);
-        lock = lockChannel.tryLock();
+        lock = tryLock(lockChannel);
         if (lock == null)
         {
             lockChannel.close();
@@ -92,7 +97,8 @@ public final class DriverServer implements AutoCloseable
         try
         {
             madeBoard = CongestionBoard.create(directory, config.maxPeers() + 64, groupAccess);
-            madeStack = CoreStack.open(config.toBuilder().driverDirectory("").build(),
+            // its own agent drives the stack: no application thread of this process calls it
+            madeStack = CoreStack.open(config.toBuilder().driverDirectory("").threading(Threading.AGENT).build(),
                 options.congestionMaps(madeBoard::create));
             final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
             Files.deleteIfExists(socketFile); // a dead driver's: the lock says none runs
@@ -121,10 +127,37 @@ public final class DriverServer implements AutoCloseable
         board = madeBoard;
         stack = madeStack;
         listener = madeListener;
+        stack.setPeerListener(this::execute, new RdsPeerListener()
+        {
+            @Override
+            public void onPeerUp(final InetAddress local, final InetAddress peer)
+            {
+                sessions.forEach(session -> session.peer(true, local, peer));
+            }
+
+            @Override
+            public void onPeerDown(final InetAddress local, final InetAddress peer)
+            {
+                sessions.forEach(session -> session.peer(false, local, peer));
+            }
+        });
         conductor = new Thread(this::run, "rds4j-driver-" + config.name());
         conductor.setDaemon(true);
         conductor.start();
         LOG.info("driver {} serving {} (pid {})", config.name(), directory, ProcessHandle.current().pid());
+    }
+
+    /** @return the lock, or null if another driver holds it (in another process, or in this one). */
+    private static FileLock tryLock(final FileChannel channel) throws IOException
+    {
+        try
+        {
+            return channel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            return null;
+        }
     }
 
     /**
@@ -209,10 +242,22 @@ public final class DriverServer implements AutoCloseable
         if (entry.signalPending.compareAndSet(false, true))
         {
             signalled.offer(entry);
-            if (wakeupPending.compareAndSet(false, true))
-            {
-                selector.wakeup();
-            }
+            wakeConductor();
+        }
+    }
+
+    /** Any thread: runs a task on the conductor (the stack's peer listener's executor). */
+    private void execute(final Runnable task)
+    {
+        tasks.offer(task);
+        wakeConductor();
+    }
+
+    private void wakeConductor()
+    {
+        if (wakeupPending.compareAndSet(false, true))
+        {
+            selector.wakeup();
         }
     }
 
@@ -241,6 +286,11 @@ public final class DriverServer implements AutoCloseable
                     {
                         ((DriverSession)key.attachment()).onReady(key);
                     }
+                }
+                Runnable task;
+                while ((task = tasks.poll()) != null)
+                {
+                    task.run();
                 }
                 DriverSession.Entry entry;
                 while ((entry = signalled.poll()) != null)

@@ -35,9 +35,11 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * some; the client's own send buffer, which this session mirrors, bounds what it can have sent meanwhile.
  * <p>
  * Writing: what the stack's sockets deliver goes into one output buffer, written when the channel takes it. A
- * socket is polled only while its client has not paused it (the client holds a receive buffer's worth) and the
- * output holds less than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take the output, so
- * a client that stops reading holds the driver's memory to its sockets' receive buffers and this bound.
+ * message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
+ * the client reports it taken ({@code CONSUMED}), so the port is marked congested, and released, by what the
+ * client's application has not taken, as an embedded socket's is. Sockets are polled while the output holds less
+ * than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take the output, so a client whose
+ * reader stops holds the driver's memory to its sockets' receive queues and this bound.
  * <p>
  * Threads: the conductor only, but {@link Entry#signalPending} (the stack's watchers set it).
  */
@@ -59,7 +61,6 @@ final class DriverSession
         /** Payload bytes the client sent through this socket; minus the socket's queued bytes: those released. */
         long accepted;
         long reportedReleased;
-        boolean paused;
         /** The client waits for a congested port to free: report the next change even if no bytes were released. */
         boolean congestionWait;
 
@@ -88,6 +89,8 @@ final class DriverSession
     private final AddressCache addresses = new AddressCache();
     private long pid;
     private boolean ended;
+    /** The client listens to the stack's peer events. */
+    private boolean peerEvents;
 
     private ByteBuffer input = ByteBuffer.allocateDirect(INPUT_BYTES);
     private UnsafeBuffer in = new UnsafeBuffer(input);
@@ -234,6 +237,9 @@ final class DriverSession
             case DriverProtocol.OPEN:
                 open(id, in.getInt(body), in.getInt(body + 4));
                 return true;
+            case DriverProtocol.PEERS:
+                peerEvents = in.getInt(body) != 0;
+                return true;
             default:
                 break;
         }
@@ -262,12 +268,8 @@ final class DriverSession
             case DriverProtocol.CONG_WAIT:
                 congestionWait(entry, in.getInt(body) != 0, addresses.get(in, body + 8));
                 break;
-            case DriverProtocol.PAUSE:
-                entry.paused = true;
-                break;
-            case DriverProtocol.RESUME:
-                entry.paused = false;
-                service(entry);
+            case DriverProtocol.CONSUMED:
+                entry.socket.received.release(in.getLong(body));
                 break;
             case DriverProtocol.CLOSE:
                 sockets.remove(id);
@@ -341,7 +343,11 @@ final class DriverSession
         }
         try
         {
-            entry.socket.setOption(RdsOptions.RDS_TRANSPORT, types[transport]);
+            if (entry.socket.getOption(RdsOptions.RDS_TRANSPORT) != types[transport])
+            {
+                // once: a bind that failed leaves the socket's transport set, and a second bind sends it again
+                entry.socket.setOption(RdsOptions.RDS_TRANSPORT, types[transport]);
+            }
             entry.socket.bind(local);
             if (entry.socket.watch(entry) != entry)
             {
@@ -490,7 +496,7 @@ final class DriverSession
 
     private void deliverFrom(final Entry entry) throws IOException
     {
-        if (entry.paused || !sockets.containsKey(entry.id) || !entry.socket.isOpen() ||
+        if (!sockets.containsKey(entry.id) || !entry.socket.isOpen() ||
             entry.socket.localAddress() == null)
         {
             return;
@@ -498,14 +504,14 @@ final class DriverSession
         polling = entry;
         try
         {
-            while (output.position() < OUTPUT_HIGH && !entry.paused)
+            while (output.position() < OUTPUT_HIGH)
             {
                 if (entry.socket.poll(deliver, POLL_BATCH) < POLL_BATCH)
                 {
                     return;
                 }
             }
-            if (!entry.paused && !starved.contains(entry))
+            if (!starved.contains(entry))
             {
                 starved.add(entry);
             }
@@ -524,6 +530,7 @@ final class DriverSession
         DriverProtocol.putAddress(out, b, sender);
         out.putBytes(b + ADDRESS, message, message.position(), message.remaining());
         output.position(at + length);
+        polling.socket.received.hold(message.remaining());
     }
 
     private void queueNotification(final Entry entry, final Notification.Kind kind, final InetSocketAddress address)
@@ -535,6 +542,31 @@ final class DriverSession
         out.putInt(b + 4, 0);
         DriverProtocol.putAddress(out, b + 8, address);
         output.position(at + length);
+    }
+
+    /** Conductor: the stack's peer listener saw a peer come up or go down; told to the client if it listens. */
+    void peer(final boolean up, final InetAddress local, final InetAddress peer)
+    {
+        if (ended || !peerEvents)
+        {
+            return;
+        }
+        final int length = HEADER + 8 + 2 * ADDRESS;
+        final int at = reserveOutput(length);
+        final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.PEER, 0);
+        out.putInt(b, up ? 1 : 0);
+        out.putInt(b + 4, 0);
+        DriverProtocol.putAddress(out, b + 8, new InetSocketAddress(local, 0));
+        DriverProtocol.putAddress(out, b + 8 + ADDRESS, new InetSocketAddress(peer, 0));
+        output.position(at + length);
+        try
+        {
+            flush();
+        }
+        catch (final IOException ex)
+        {
+            end(null);
+        }
     }
 
     private void reportReleased(final Entry entry)

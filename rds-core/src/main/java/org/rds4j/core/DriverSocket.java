@@ -11,6 +11,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.TransportType;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -40,33 +41,40 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@code RELEASED} frames lower as the stack frees bytes; so {@code EAGAIN}, {@code ENOBUFS} and the rest are
  *       returned by the call, and the driver queues every message it is sent;</li>
  *   <li>received messages and events are queued here ({@link ReceiveQueue}: its ring, spill and waiters), in the
- *       order the driver delivered them. Once this queue holds more than {@code SO_RCVBUF} the driver is told to
- *       pause the socket, and to resume once half is taken; meanwhile the driver's socket queues up to its own
- *       {@code SO_RCVBUF} (the same value) before its port is marked congested.</li>
+ *       order the driver delivered them. The driver counts them in its socket's receive buffer until this side
+ *       reports them taken ({@code CONSUMED}), so its port is marked congested, and released, as an embedded
+ *       socket's. The reports are batched: one per eighth of {@code SO_RCVBUF} taken, or sooner when one may
+ *       release the port (the driver's count is then at least half the buffer).</li>
  * </ul>
  * Bind, options the driver needs ({@code SO_SNDBUF}, {@code SO_RCVBUF}, {@code RDS_CONG_MONITOR},
  * {@code RDS_TRANSPORT} at bind) and {@code cancelSentTo} are calls to the driver, answered with the driver's
- * socket's own result. Not built through a driver yet: selectors, push delivery and {@code tryClaim}
- * ({@link RdsResult#EOPNOTSUPP}).
+ * socket's own result. Selectors and push delivery watch it as they watch an embedded socket: the reader signals
+ * its watcher where it wakes its blocked calls.
  */
-final class DriverSocket implements RdsSocket, Congestion.Member
+final class DriverSocket implements WatchableSocket, Congestion.Member
 {
     // Set at construction; any thread.
     private final DriverStack stack;
     private final int id;
     private final SocketOptions options;
     private final Congestion.Sender congestion;
-    /** Its {@code congested} flag is the pause: set by the reader, cleared by a taker, both in {@link DriverStack#pause}. */
+    /** Never marked: the driver's socket holds the port and its mark. */
     private final SocketAgentState agentState = new SocketAgentState();
     final ReceiveQueue received;
 
     // Application threads add, the reader (RELEASED) subtracts.
     private final AtomicLong sendQueued = new AtomicLong();
     private final Waiters sendWaiters = new Waiters();
+    private final RdsClaim.Owner claimOwner = new ClaimOwner();
     private final ReentrantLock stateLock = new ReentrantLock();
     private volatile InetSocketAddress localAddress;
     private volatile boolean open = true;
     private volatile boolean blocking = true;
+    /** A selector's key or push delivery; set under {@link #stateLock}, as close. */
+    private volatile SocketWatcher watcher;
+
+    /** Bytes the application took that the driver has not been told of. */
+    private final AtomicLong unreported = new AtomicLong();
 
     // The reader only.
     private long released;
@@ -78,8 +86,8 @@ final class DriverSocket implements RdsSocket, Congestion.Member
         final StackCounters counters = stack.stackCounters();
         this.congestion = new Congestion.Sender(address -> stack.board().find(address), counters.sendCongBlocked);
         this.options = new SocketOptions(stack.configuration(), congestion);
-        this.received = new ReceiveQueue(stack.pool(), this, () -> stack.pause(this, false),
-            Path.of(stack.configuration().infoDirectory()), stack.configuration().receiveRingBytes());
+        this.received = new ReceiveQueue(stack.pool(), this, () -> { },
+            Path.of(stack.configuration().infoDirectory()), stack.configuration().receiveRingBytes(), this::taken);
     }
 
     int id()
@@ -207,7 +215,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
                     // the driver answers at once if the port is free by now, else at its next change
                     stack.writeSocketFrame(DriverProtocol.CONG_WAIT, id, 0, 0, destination);
                 }
-                final int waited = park(timeoutNs, deadlineNs);
+                final int waited = stack.await(timeoutNs, deadlineNs);
                 if (waited < 0)
                 {
                     return waited;
@@ -246,32 +254,6 @@ final class DriverSocket implements RdsSocket, Congestion.Member
         return 0;
     }
 
-    /**
-     * Parks a blocked call until woken, its deadline or an interrupt.
-     *
-     * @param timeoutNs the call's timeout, 0 for none.
-     * @return 0 to test again, or {@link RdsResult#ETIMEDOUT} / {@link RdsResult#EINTR}.
-     */
-    private static int park(final long timeoutNs, final long deadlineNs)
-    {
-        if (Thread.currentThread().isInterrupted())
-        {
-            return RdsResult.EINTR;
-        }
-        if (timeoutNs == 0) // no timeout
-        {
-            LockSupport.park();
-            return 0;
-        }
-        final long left = deadlineNs - System.nanoTime();
-        if (left <= 0)
-        {
-            return RdsResult.ETIMEDOUT;
-        }
-        LockSupport.parkNanos(left);
-        return 0;
-    }
-
     /** The reader: the driver's socket has freed {@code total} bytes since it opened. */
     void onReleased(final long total)
     {
@@ -282,14 +264,83 @@ final class DriverSocket implements RdsSocket, Congestion.Member
             sendQueued.addAndGet(-freed);
         }
         sendWaiters.wakeAll(); // also a congested port freed: the senders test again
+        signalWatcher();
     }
 
+    /**
+     * Grants a pooled buffer of this process, sent on commit: the driver's send ring is in another process, so the
+     * claim saves the caller's copy, not the copy to the driver.
+     */
     @Override
     public int tryClaim(final int length, final InetSocketAddress destination, final RdsClaim claim) throws IOException
     {
         Objects.requireNonNull(claim, "claim");
+        if (claim.isClaimed())
+        {
+            throw new IllegalStateException("the claim already holds a message: commit or abort it first");
+        }
         ensureOpen();
-        return RdsResult.EOPNOTSUPP;
+        Objects.requireNonNull(destination, "destination");
+        final int checked = RdsSocketImpl.checkSend(localAddress, destination, length, stack.allowedPeers(),
+            options.sendBufferBytes());
+        if (checked < 0)
+        {
+            return checked;
+        }
+        stack.ensureAttached();
+        final int result = reserve(destination, length);
+        if (result < 0)
+        {
+            if (result == RdsResult.ENOBUFS && congestion.monitor())
+            {
+                congestion.onRefusalReturned(destination);
+                stack.writeSocketFrame(DriverProtocol.CONG_WAIT, id, 1, 0, destination);
+            }
+            return result;
+        }
+        final Message message = stack.pool().acquire(length);
+        message.destination = destination;
+        claim.grant(claimOwner, message, message.claimedPayload(), RdsHeader.LENGTH, length);
+        return length;
+    }
+
+    /** Completes this socket's claims. */
+    private final class ClaimOwner implements RdsClaim.Owner
+    {
+        @Override
+        public void commit(final Object token)
+        {
+            final Message message = (Message)token;
+            try
+            {
+                if (open)
+                {
+                    stack.writeSend(id, message.destination, message.claimedPayload());
+                }
+                else
+                {
+                    sendQueued.addAndGet(-message.payloadLength); // closed meanwhile: dropped, as close drops
+                }
+            }
+            catch (final RdsException ex)
+            {
+                // the driver is gone, and what its socket held with it
+            }
+            finally
+            {
+                stack.pool().release(message);
+            }
+        }
+
+        @Override
+        public void abort(final Object token)
+        {
+            final Message message = (Message)token;
+            sendQueued.addAndGet(-message.payloadLength);
+            stack.pool().release(message);
+            sendWaiters.wakeAll();
+            signalWatcher();
+        }
     }
 
     @Override
@@ -337,7 +388,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
             {
                 ensureOpen();
                 stack.ensureAttached();
-                if (park(timeoutNs, deadlineNs) < 0)
+                if (stack.await(timeoutNs, deadlineNs) < 0)
                 {
                     return sendQueued.get() == 0;
                 }
@@ -365,7 +416,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
     // ---------------------------------------------------------------- receive
 
     /**
-     * The reader: queues a delivered message, and pauses the socket once its queue holds more than {@code SO_RCVBUF}.
+     * The reader: queues a delivered message.
      *
      * @return true if its receivers are to be woken.
      */
@@ -375,18 +426,42 @@ final class DriverSocket implements RdsSocket, Congestion.Member
         {
             return false;
         }
-        final long queued = received.offer(sender, buffer, offset, length, stack.stackCounters());
-        if (queued > options.receiveBufferBytes() && !agentState.congested)
-        {
-            stack.pause(this, true);
-        }
+        received.offer(sender, buffer, offset, length, stack.stackCounters());
         return true;
+    }
+
+    /**
+     * The taking thread: tells the driver what the application took, in batches. The driver counts
+     * {@code queued + unreported}; a report is due once a batch is complete, or when the driver's count has
+     * reached half of {@code SO_RCVBUF} while what is queued here is below it: the port may be released.
+     */
+    private void taken(final int length)
+    {
+        final long owed = unreported.addAndGet(length);
+        final long half = options.receiveBufferBytes() / 2;
+        final long queued = received.queuedBytes();
+        if (owed >= options.receiveBufferBytes() / 8 || (queued < half && queued + owed >= half))
+        {
+            final long bytes = unreported.getAndSet(0);
+            if (bytes > 0)
+            {
+                try
+                {
+                    stack.writeConsumed(id, bytes);
+                }
+                catch (final RdsException ex)
+                {
+                    // the driver is gone: nothing to report to
+                }
+            }
+        }
     }
 
     /** The reader, at the end of a read: wakes the blocked receivers. */
     void wakeReceivers()
     {
         received.waiters.wakeAll();
+        signalWatcher();
     }
 
     @Override
@@ -433,7 +508,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
                     return sender;
                 }
                 stack.ensureAttached();
-                if (park(timeoutNs, deadlineNs) < 0)
+                if (stack.await(timeoutNs, deadlineNs) < 0)
                 {
                     return null;
                 }
@@ -474,13 +549,105 @@ final class DriverSocket implements RdsSocket, Congestion.Member
     public void notifyListener(final Notification notification)
     {
         received.notifyListener(notification);
+        signalWatcher();
     }
 
-    /** Push delivery through a driver is not built yet: {@link RdsResult#EOPNOTSUPP}. */
     @Override
     public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler) throws IOException
     {
-        throw new RdsException(RdsResult.EOPNOTSUPP, "push delivery is not supported through a driver yet");
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(handler, "handler");
+        ensureReceivable();
+        final PushDelivery delivery = new PushDelivery(this, executor, handler);
+        final SocketWatcher current = watch(delivery);
+        if (current == null)
+        {
+            throw new ClosedChannelException();
+        }
+        if (current != delivery)
+        {
+            throw new IllegalStateException(current instanceof PushDelivery ? "delivery was started already" :
+                "the socket is registered with a selector");
+        }
+        delivery.signal(); // what is queued already
+        return this;
+    }
+
+    // ---------------------------------------------------------------- readiness
+
+    @Override
+    public int readyOps()
+    {
+        if (!open || !stack.isAttached())
+        {
+            return RdsSelector.OP_ERROR;
+        }
+        int ops = received.hasQueued() ? RdsSelector.OP_READ : 0;
+        if (sendQueued.get() < options.sendBufferBytes())
+        {
+            ops |= RdsSelector.OP_WRITE;
+        }
+        return ops;
+    }
+
+    @Override
+    public boolean hasQueued()
+    {
+        return received.hasQueued();
+    }
+
+    @Override
+    public SocketWatcher watch(final SocketWatcher watching)
+    {
+        stateLock.lock();
+        try
+        {
+            if (!open)
+            {
+                return null;
+            }
+            if (watcher == null)
+            {
+                watcher = watching;
+            }
+            return watcher;
+        }
+        finally
+        {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    public void unwatch(final SocketWatcher watching)
+    {
+        stateLock.lock();
+        try
+        {
+            if (watcher == watching)
+            {
+                watcher = null;
+            }
+        }
+        finally
+        {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    public Waiting waiting()
+    {
+        return stack;
+    }
+
+    private void signalWatcher()
+    {
+        final SocketWatcher current = watcher;
+        if (current != null)
+        {
+            current.signal();
+        }
     }
 
     // ---------------------------------------------------------------- options and state
@@ -521,6 +688,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
             if (option == RdsOptions.SO_SNDBUF)
             {
                 sendWaiters.wakeAll(); // a larger buffer may have room now
+                signalWatcher();
             }
         }
         return this;
@@ -627,6 +795,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
         stack.forget(this);
         sendWaiters.wakeAll();
         received.waiters.wakeAll();
+        signalWatcher();
     }
 
     /** The reader, once the socket is closed: frees the receive queue, whose one writer it is. */
@@ -640,6 +809,7 @@ final class DriverSocket implements RdsSocket, Congestion.Member
     {
         sendWaiters.wakeAll();
         received.waiters.wakeAll();
+        signalWatcher();
     }
 
     private void ensureOpen() throws ClosedChannelException

@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,7 +52,7 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * the driver's connection ends (it exited or was killed) the reader marks the stack gone and wakes every waiting
  * call, which then fails with {@link RdsResult#ECONNRESET}, as every later call does.
  */
-final class DriverStack implements RdsStack
+final class DriverStack implements RdsStack, WatchableSocket.Waiting
 {
     private static final Logger LOG = LoggerFactory.getLogger(DriverStack.class);
     private static final int READ_BYTES = 256 << 10;
@@ -81,6 +82,7 @@ final class DriverStack implements RdsStack
     /** Sockets closed by the application, whose receive rings the reader frees (it is their one writer). */
     private final MpscUnboundedArrayQueue<DriverSocket> closed = new MpscUnboundedArrayQueue<>(64);
     private volatile String gone;
+    private final PeerEvents peerEvents = new PeerEvents();
 
     private DriverStack(final RdsStackConfig config) throws IOException
     {
@@ -223,18 +225,97 @@ final class DriverStack implements RdsStack
         return socket;
     }
 
-    /** Selectors over a driver's sockets are not built yet: {@link RdsResult#EOPNOTSUPP}. */
     @Override
     public RdsSelector openSelector() throws IOException
     {
-        throw new RdsException(RdsResult.EOPNOTSUPP, "selectors are not supported through a driver yet");
+        ensureAttached();
+        return new SelectorImpl(this);
     }
 
-    /** Peer listeners through a driver are not built yet: use the sockets' notification listeners. */
+    // ---------------------------------------------------------------- how calls wait: parked, the reader wakes them
+
+    @Override
+    public String name()
+    {
+        return config.name();
+    }
+
+    @Override
+    public void beginWait()
+    {
+    }
+
+    @Override
+    public void endWait()
+    {
+    }
+
+    /**
+     * Parks a blocked call until woken, its deadline or an interrupt.
+     *
+     * @param timeoutNs the call's timeout, 0 for none.
+     * @return 0 to test again, or {@link RdsResult#ETIMEDOUT} / {@link RdsResult#EINTR}.
+     */
+    @Override
+    public int await(final long timeoutNs, final long deadlineNs)
+    {
+        if (Thread.currentThread().isInterrupted())
+        {
+            return RdsResult.EINTR;
+        }
+        if (timeoutNs == 0)
+        {
+            LockSupport.park(this);
+            return 0;
+        }
+        final long left = deadlineNs - System.nanoTime();
+        if (left <= 0)
+        {
+            return RdsResult.ETIMEDOUT;
+        }
+        LockSupport.parkNanos(this, left);
+        return 0;
+    }
+
+    @Override
+    public boolean isStackClosed()
+    {
+        return gone != null;
+    }
+
+    /** A waiting call is parked, and unparked by whoever changes what it waits for: nothing else to wake. */
+    @Override
+    public void wakeWaiting()
+    {
+    }
+
+    /** The driver's stack's peer events, which it sends once this stack listens ({@code PEERS}). */
     @Override
     public RdsStack setPeerListener(final Executor executor, final RdsPeerListener listener)
     {
-        throw new UnsupportedOperationException("peer listeners are not supported through a driver yet");
+        if (listener != null)
+        {
+            Objects.requireNonNull(executor, "executor");
+        }
+        peerEvents.listener(executor, listener);
+        writeLock.lock();
+        try
+        {
+            ensureAttached();
+            final int b = DriverProtocol.putHeader(frameBuffer, 0, HEADER + 8, DriverProtocol.PEERS, 0);
+            frameBuffer.putInt(b, listener == null ? 0 : 1);
+            frameBuffer.putInt(b + 4, 0);
+            writeFrame(HEADER + 8);
+        }
+        catch (final RdsException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        finally
+        {
+            writeLock.unlock();
+        }
+        return this;
     }
 
     @Override
@@ -450,28 +531,16 @@ final class DriverStack implements RdsStack
         }
     }
 
-    /**
-     * Sets or clears a socket's pause (its receive queue holds a buffer's worth) and tells the driver, under the
-     * write lock so that the frames leave in the order the flag changed.
-     */
-    void pause(final DriverSocket socket, final boolean pause)
+    /** A CONSUMED: the socket's application took {@code bytes} more. */
+    void writeConsumed(final int socket, final long bytes) throws RdsException
     {
         writeLock.lock();
         try
         {
-            final SocketAgentState state = socket.agentState();
-            if (state.congested == pause || gone != null)
-            {
-                return;
-            }
-            state.congested = pause;
-            DriverProtocol.putHeader(frameBuffer, 0, HEADER, pause ? DriverProtocol.PAUSE : DriverProtocol.RESUME,
-                socket.id());
-            writeFrame(HEADER);
-        }
-        catch (final RdsException ex)
-        {
-            // the driver is gone: the socket's calls say so
+            ensureAttached();
+            DriverProtocol.putHeader(frameBuffer, 0, HEADER + 8, DriverProtocol.CONSUMED, socket);
+            frameBuffer.putLong(HEADER, bytes);
+            writeFrame(HEADER + 8);
         }
         finally
         {
@@ -622,6 +691,12 @@ final class DriverStack implements RdsStack
     {
         final byte type = in.getByte(offset + DriverProtocol.TYPE_OFFSET);
         final int body = offset + HEADER;
+        if (type == DriverProtocol.PEER)
+        {
+            peerEvents.offer(in.getInt(body) != 0, addresses.get(in, body + 8).getAddress(),
+                addresses.get(in, body + 8 + ADDRESS).getAddress());
+            return;
+        }
         if (type == DriverProtocol.REPLY)
         {
             final Call call = calls.get(in.getInt(body));

@@ -25,13 +25,13 @@ final class PushDelivery implements SocketWatcher, Runnable
     /** Polls per task. */
     private static final int BATCHES = 16;
 
-    private final RdsSocketImpl socket;
+    private final WatchableSocket socket;
     private final Executor executor;
     private final RdsMessageHandler handler;
     /** A task is submitted or running: set by whoever submits it, cleared by the task as it ends. */
     private final AtomicBoolean scheduled = new AtomicBoolean();
 
-    PushDelivery(final RdsSocketImpl socket, final Executor executor, final RdsMessageHandler handler)
+    PushDelivery(final WatchableSocket socket, final Executor executor, final RdsMessageHandler handler)
     {
         this.socket = socket;
         this.executor = executor;
@@ -73,7 +73,7 @@ final class PushDelivery implements SocketWatcher, Runnable
             scheduled.set(false);
         }
         // delivered after the last poll looked, before the flag was cleared: that signal found it set
-        if (socket.isOpen() && socket.received.hasQueued())
+        if (socket.isOpen() && socket.hasQueued())
         {
             signal();
         }

@@ -47,7 +47,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * agent frees room in AGENT mode. A blocking send that queues at once may run one duty cycle
  * ({@link AgentCalls#afterBlockingSend}). Non-blocking calls never run a duty cycle.
  */
-final class RdsSocketImpl implements RdsSocket, Congestion.Member
+final class RdsSocketImpl implements WatchableSocket, Congestion.Member
 {
     // Fields by owning thread, as Aeron's NetworkPublication groups them.
 
@@ -677,7 +677,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
      *         {@link RdsSelector#OP_WRITE} if the send buffer has room (the test {@link #reserve} makes).
      *         Any thread.
      */
-    int readyOps()
+    @Override
+    public int readyOps()
     {
         if (!open)
         {
@@ -696,7 +697,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
      *
      * @return the watcher it has: {@code watching} if set now, another one, or null if the socket is closed.
      */
-    SocketWatcher watch(final SocketWatcher watching)
+    @Override
+    public SocketWatcher watch(final SocketWatcher watching)
     {
         stateLock.lock();
         try
@@ -718,7 +720,8 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     }
 
     /** Removes the watcher if it is {@code watching}. */
-    void unwatch(final SocketWatcher watching)
+    @Override
+    public void unwatch(final SocketWatcher watching)
     {
         stateLock.lock();
         try
@@ -781,6 +784,18 @@ final class RdsSocketImpl implements RdsSocket, Congestion.Member
     CoreStack stack()
     {
         return stack;
+    }
+
+    @Override
+    public boolean hasQueued()
+    {
+        return received.hasQueued();
+    }
+
+    @Override
+    public Waiting waiting()
+    {
+        return stack.calls();
     }
 
     // ---------------------------------------------------------------- options and state

@@ -57,6 +57,8 @@ final class ReceiveQueue
     private final Path ringDirectory;
     private final int ringBytes;
     private final IntConsumer takenFromRing = this::taken;
+    /** Told the length of each message taken: a driver's client reports what its application took. May be null. */
+    private final IntConsumer onTaken;
 
     /**
      * @param pool          where messages that waited outside the ring go back once taken.
@@ -69,6 +71,17 @@ final class ReceiveQueue
         final MessagePool pool, final Congestion.Member socket, final Runnable wakeAgent, final Path ringDirectory,
         final int ringBytes)
     {
+        this(pool, socket, wakeAgent, ringDirectory, ringBytes, null);
+    }
+
+    /**
+     * @param onTaken told the length of each message taken, on the taking thread; null for none.
+     */
+    ReceiveQueue(
+        final MessagePool pool, final Congestion.Member socket, final Runnable wakeAgent, final Path ringDirectory,
+        final int ringBytes, final IntConsumer onTaken)
+    {
+        this.onTaken = onTaken;
         this.pool = pool;
         this.socket = socket;
         this.wakeAgent = wakeAgent;
@@ -228,11 +241,38 @@ final class ReceiveQueue
 
     private void taken(final int length)
     {
+        release(length);
+        if (onTaken != null)
+        {
+            onTaken.accept(length);
+        }
+    }
+
+    /**
+     * Bytes leave the receive buffer; the agent is woken if that may release the socket's congested port. Also a
+     * driver's session, as its client reports the bytes its application took.
+     *
+     * @param length the bytes.
+     */
+    void release(final long length)
+    {
         final long queued = queuedBytes.addAndGet(-length);
         if (Congestion.mayRelease(socket, queued))
         {
             wakeAgent.run();
         }
+    }
+
+    /**
+     * A driver's session: bytes it handed to its client stay counted in the receive buffer until the client reports
+     * them taken ({@link #release}), so that the port is marked congested by what the client holds, as by what an
+     * embedded socket holds.
+     *
+     * @param length the bytes.
+     */
+    void hold(final int length)
+    {
+        queuedBytes.addAndGet(length);
     }
 
     /**

@@ -36,8 +36,8 @@ final class SelectorImpl implements RdsSelector
 {
     private static final int VALID_OPS = OP_READ | OP_WRITE | OP_ERROR;
 
-    private final CoreStack stack;
-    private final ConcurrentHashMap<RdsSocketImpl, Key> keys = new ConcurrentHashMap<>();
+    private final WatchableSocket.Waiting stack;
+    private final ConcurrentHashMap<WatchableSocket, Key> keys = new ConcurrentHashMap<>();
     /** Keys signalled since the last select took them: any thread offers, the selecting thread takes. */
     private final MpscUnboundedArrayQueue<Key> signalled = new MpscUnboundedArrayQueue<>(1024);
     /** Selects one at a time; never held while registering, signalling or waking. */
@@ -54,7 +54,7 @@ final class SelectorImpl implements RdsSelector
     private ArrayList<Key> toCheck = new ArrayList<>();
     private ArrayList<Key> stillReady = new ArrayList<>();
 
-    SelectorImpl(final CoreStack stack)
+    SelectorImpl(final WatchableSocket.Waiting stack)
     {
         this.stack = stack;
     }
@@ -65,9 +65,9 @@ final class SelectorImpl implements RdsSelector
         Objects.requireNonNull(socket, "socket");
         checkOps(ops);
         ensureOpen();
-        if (!(socket instanceof RdsSocketImpl impl) || impl.stack() != stack)
+        if (!(socket instanceof WatchableSocket impl) || impl.waiting() != stack)
         {
-            throw new IllegalArgumentException(socket + " is not a socket of stack " + stack.config().name() +
+            throw new IllegalArgumentException(socket + " is not a socket of stack " + stack.name() +
                 ": a selector serves the sockets of the stack that opened it");
         }
         final Key fresh = new Key(impl, ops, attachment);
@@ -163,7 +163,7 @@ final class SelectorImpl implements RdsSelector
     private int selectWaiting(final long timeoutNs)
     {
         final long deadlineNs = System.nanoTime() + timeoutNs;
-        final AgentCalls calls = stack.calls();
+        final WatchableSocket.Waiting calls = stack;
         selecting = Thread.currentThread();
         calls.beginWait();
         try
@@ -254,7 +254,7 @@ final class SelectorImpl implements RdsSelector
         if (thread != null)
         {
             LockSupport.unpark(thread);
-            stack.wakeAgent();
+            stack.wakeWaiting();
         }
     }
 
@@ -314,13 +314,13 @@ final class SelectorImpl implements RdsSelector
     @Override
     public String toString()
     {
-        return "RdsSelector[" + stack.config().name() + ", " + keys.size() + " keys" + (open ? "" : ", closed") + "]";
+        return "RdsSelector[" + stack.name() + ", " + keys.size() + " keys" + (open ? "" : ", closed") + "]";
     }
 
     /** A socket's registration; the socket's watcher while valid. */
     private final class Key implements RdsSelectionKey, SocketWatcher
     {
-        final RdsSocketImpl socket;
+        final WatchableSocket socket;
         /** Queued in {@link #signalled} and not yet taken by a select. */
         final AtomicBoolean queued = new AtomicBoolean();
         volatile int interest;
@@ -330,7 +330,7 @@ final class SelectorImpl implements RdsSelector
         /** Selecting thread: in {@link #toCheck} or {@link #stillReady}. */
         boolean checking;
 
-        Key(final RdsSocketImpl socket, final int interest, final Object attachment)
+        Key(final WatchableSocket socket, final int interest, final Object attachment)
         {
             this.socket = socket;
             this.interest = interest;

@@ -11,6 +11,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.MemoryNetwork;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,7 +38,13 @@ class BindRulesTest
     private static final InetAddress SHARED_IP = ip("127.0.2.9");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final MemoryStacks stacks = new MemoryStacks();
+    private final StackFixture stacks = fixture();
+
+    /** @return the stacks: in memory; {@link DriverBindRulesTest} attaches each to a driver instead. */
+    StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
     private RdsStack stack;
 
     private RdsStack open(final RdsStackConfig.Builder builder)

@@ -9,6 +9,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,7 +38,13 @@ class CancelSentToTest
     private static final InetSocketAddress DEAD_7001 = new InetSocketAddress(DEAD_IP, 7001);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final MemoryStacks stacks = new MemoryStacks();
+    private final StackFixture stacks = fixture();
+
+    /** @return the stacks: in memory; {@link DriverCancelSentToTest} attaches each to a driver instead. */
+    StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
 
     @AfterEach
     void tearDown()
@@ -179,7 +186,7 @@ class CancelSentToTest
     void cancelledMessagesAreNotDeliveredWhenThePeerAppears() throws Exception
     {
         final AgentGate gate = new AgentGate();
-        final CoreStack a = stacks.openGated("cancel-a", gate);
+        final RdsStack a = stacks.openGated("cancel-a", gate);
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 14));
         final InetSocketAddress late7000 = new InetSocketAddress(LATE_IP, 7000);
         final InetSocketAddress late7001 = new InetSocketAddress(LATE_IP, 7001);
@@ -226,7 +233,7 @@ class CancelSentToTest
     void cancelRemovesEveryMessageQueuedBeforeTheCall() throws Exception
     {
         final AgentGate gate = new AgentGate();
-        final CoreStack a = stacks.openGated("cancel-gated", gate);
+        final RdsStack a = stacks.openGated("cancel-gated", gate);
         final RdsSocket s = a.openSocket().bind(new InetSocketAddress(A_IP, 15));
         s.configureBlocking(false);
         a.connections(); // the agent has run the bind

@@ -9,6 +9,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,7 +36,13 @@ class NetworkChannelTest
 {
     private static final InetAddress A_IP = ip("127.0.1.1");
 
-    private final MemoryStacks stacks = new MemoryStacks();
+    private final StackFixture stacks = fixture();
+
+    /** @return the stacks: in memory; {@link DriverNetworkChannelTest} attaches each to a driver instead. */
+    StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
     private RdsStack a;
 
     @BeforeEach

@@ -9,6 +9,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -38,7 +39,13 @@ class NotificationTest
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int SIZE = 100;
 
-    private final MemoryStacks stacks = new MemoryStacks();
+    private final StackFixture stacks = fixture();
+
+    /** @return the stacks: in memory; {@link DriverNotificationTest} attaches each to a driver instead. */
+    StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
 
     @AfterEach
     void tearDown()

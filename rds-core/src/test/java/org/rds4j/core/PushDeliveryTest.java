@@ -11,6 +11,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.StackFixture;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -44,7 +45,13 @@ class PushDeliveryTest
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final int SIZE = 100;
 
-    private final MemoryStacks stacks = new MemoryStacks();
+    private final StackFixture stacks = fixture();
+
+    /** @return the stacks: in memory; {@link DriverPushDeliveryTest} attaches each to a driver instead. */
+    StackFixture fixture()
+    {
+        return new MemoryStacks();
+    }
     private final ExecutorService pool = Executors.newFixedThreadPool(4, r ->
     {
         final Thread thread = new Thread(r, "push-pool");

@@ -162,7 +162,7 @@ public class SelectorTest extends FixtureTest
     {
         final RdsStack a = stacks.open("sel-a");
         final AgentGate gate = new AgentGate();
-        final CoreStack b = stacks.openGated("sel-b", gate);
+        final RdsStack b = stacks.openGated("sel-b", gate);
         final RdsSocket sa = bound(a, A_IP, 102);
         final RdsSocket sb = bound(b, B_IP, 202);
         sa.setOption(RdsOptions.SO_SNDBUF, 1000);

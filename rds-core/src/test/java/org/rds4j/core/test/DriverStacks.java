@@ -1,8 +1,11 @@
 package org.rds4j.core.test;
 
+import org.rds4j.RdsPeerListener;
+import org.rds4j.RdsSelector;
+import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
-import org.rds4j.core.CoreStack;
+import org.rds4j.core.StackOptions;
 import org.rds4j.core.DriverServer;
 
 import java.io.IOException;
@@ -12,6 +15,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 
 /**
@@ -44,10 +49,17 @@ public final class DriverStacks extends StackFixture
         return RdsStackConfig.builder().name(name).infoFile(false).build();
     }
 
+    /** A stack attached to a driver of its own: closing it stops the driver too, as closing a stack ends the node. */
     @Override
     public RdsStack open(final RdsStackConfig config)
     {
-        return track(RdsStack.open(config.toBuilder().driverDirectory(start(config).directory().toString()).build()));
+        return attach(config, start(config));
+    }
+
+    private RdsStack attach(final RdsStackConfig config, final DriverServer driver)
+    {
+        return track(new Node(RdsStack.open(config.toBuilder().driverDirectory(driver.directory().toString()).build()),
+            driver));
     }
 
     /**
@@ -56,9 +68,14 @@ public final class DriverStacks extends StackFixture
      */
     public DriverServer start(final RdsStackConfig config)
     {
+        return start(config, network.options());
+    }
+
+    private DriverServer start(final RdsStackConfig config, final StackOptions options)
+    {
         try
         {
-            final DriverServer driver = DriverServer.start(config, network.options(),
+            final DriverServer driver = DriverServer.start(config, options,
                 root.resolve(config.name() + "-" + drivers.size()), false);
             drivers.add(driver);
             return driver;
@@ -69,10 +86,81 @@ public final class DriverStacks extends StackFixture
         }
     }
 
-    @Override
-    public CoreStack openGated(final String name, final AgentGate gate)
+    /** A client stack and its driver, as one node. */
+    private static final class Node implements RdsStack
     {
-        throw new UnsupportedOperationException("a driver's stack is not gated");
+        private final RdsStack client;
+        private final DriverServer driver;
+
+        Node(final RdsStack client, final DriverServer driver)
+        {
+            this.client = client;
+            this.driver = driver;
+        }
+
+        @Override
+        public RdsSocket openSocket() throws IOException
+        {
+            return client.openSocket();
+        }
+
+        @Override
+        public RdsSelector openSelector() throws IOException
+        {
+            return client.openSelector();
+        }
+
+        @Override
+        public RdsStack setPeerListener(final Executor executor, final RdsPeerListener listener)
+        {
+            client.setPeerListener(executor, listener);
+            return this;
+        }
+
+        @Override
+        public RdsStackConfig config()
+        {
+            return client.config();
+        }
+
+        @Override
+        public Map<String, Long> counters()
+        {
+            return client.counters();
+        }
+
+        @Override
+        public List<ConnectionInfo> connections()
+        {
+            return client.connections();
+        }
+
+        @Override
+        public int invoke()
+        {
+            return client.invoke();
+        }
+
+        @Override
+        public void close()
+        {
+            client.close();
+            driver.close();
+        }
+
+        @Override
+        public String toString()
+        {
+            return client.toString();
+        }
+    }
+
+    /** A stack attached to a driver whose stack's agent idles through the gate. */
+    @Override
+    public RdsStack openGated(final String name, final AgentGate gate)
+    {
+        final RdsStackConfig config = config(name);
+        return attach(config, start(config, network.options().idleStrategy(trackGate(gate))));
     }
 
     @Override

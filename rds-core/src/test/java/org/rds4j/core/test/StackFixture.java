@@ -43,7 +43,7 @@ public abstract class StackFixture implements AutoCloseable
      * @param gate holds the stack's agent when the test asks; released by {@link #close()}.
      * @return a running stack whose agent idles through the gate.
      */
-    public abstract CoreStack openGated(String name, AgentGate gate);
+    public abstract RdsStack openGated(String name, AgentGate gate);
 
     /**
      * @param stack a stack just opened.

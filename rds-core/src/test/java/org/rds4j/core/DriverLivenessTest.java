@@ -1,0 +1,279 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rds4j.RdsException;
+import org.rds4j.RdsOptions;
+import org.rds4j.RdsResult;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.TransportType;
+import org.rds4j.core.test.Await;
+import org.rds4j.core.test.DriverStacks;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rds4j.core.test.TestAddresses.ip;
+
+/**
+ * A driver's side of its clients' lives: a client whose connection ends is forgotten at once (its ports free, its
+ * queued bytes dropped and counted), a client that sends a malformed frame is cut off without harm to the others,
+ * a driver that stops makes its clients' waiting and later calls fail with {@code ECONNRESET}, and its files are
+ * its user's only. Clients here are raw connections speaking {@link DriverProtocol}, or attached stacks.
+ */
+class DriverLivenessTest
+{
+    private static final InetAddress A_IP = ip("127.0.71.1");
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final DriverStacks stacks = new DriverStacks();
+
+    @AfterEach
+    void tearDown()
+    {
+        stacks.close();
+    }
+
+    /** A client that speaks the protocol by hand. */
+    private static final class RawClient implements AutoCloseable
+    {
+        final SocketChannel channel;
+        final ByteBuffer in = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
+
+        RawClient(final DriverServer driver) throws IOException
+        {
+            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+            channel.connect(UnixDomainSocketAddress.of(driver.directory().resolve(DriverProtocol.SOCKET_FILE)));
+        }
+
+        void write(final byte type, final int socket, final ByteBuffer body) throws IOException
+        {
+            final int length = DriverProtocol.HEADER + body.remaining();
+            final ByteBuffer frame = ByteBuffer.allocate(length);
+            DriverProtocol.putHeader(new UnsafeBuffer(frame), 0, length, type, socket);
+            frame.position(DriverProtocol.HEADER);
+            frame.put(body).flip();
+            while (frame.hasRemaining())
+            {
+                channel.write(frame);
+            }
+        }
+
+        void hello() throws IOException
+        {
+            write(DriverProtocol.HELLO, 0, body(16).putInt(DriverProtocol.VERSION).putInt(0).putLong(4242).flip());
+            assertEquals(DriverProtocol.WELCOME, readFrame().get(DriverProtocol.TYPE_OFFSET));
+        }
+
+        /** Opens socket 1 and binds it; returns the driver's result. */
+        int bind(final InetSocketAddress local) throws IOException
+        {
+            write(DriverProtocol.OPEN, 1, body(8).putInt(1 << 20).putInt(1 << 20).flip());
+            final ByteBuffer bind = body(8 + DriverProtocol.ADDRESS).putInt(7).putInt(TransportType.AUTO.ordinal());
+            DriverProtocol.putAddress(new UnsafeBuffer(bind), 8, local);
+            write(DriverProtocol.BIND, 1, bind.position(bind.capacity()).flip());
+            final ByteBuffer reply = readFrame();
+            assertEquals(DriverProtocol.REPLY, reply.get(DriverProtocol.TYPE_OFFSET));
+            assertEquals(7, reply.getInt(DriverProtocol.HEADER), "the call's number");
+            return reply.getInt(DriverProtocol.HEADER + 4);
+        }
+
+        ByteBuffer readFrame() throws IOException
+        {
+            while (in.position() < 4 || in.position() < in.getInt(0))
+            {
+                if (channel.read(in) < 0)
+                {
+                    throw new IOException("closed by the driver");
+                }
+            }
+            final int length = in.getInt(0);
+            final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+            frame.put(0, in, 0, length);
+            in.limit(in.position()).position(length);
+            in.compact();
+            return frame;
+        }
+
+        @Override
+        public void close() throws IOException
+        {
+            channel.close();
+        }
+    }
+
+    private static ByteBuffer body(final int bytes)
+    {
+        return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private RdsStack attach(final DriverServer driver, final String name)
+    {
+        return RdsStack.open(stacks.config(name).toBuilder().driverDirectory(driver.directory().toString()).build());
+    }
+
+    @Test
+    void aClientWhoseConnectionEndsIsForgottenAtOnceAndItsPortsAreFree() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-a"));
+        final InetSocketAddress port = new InetSocketAddress(A_IP, 7000);
+        try (RdsStack other = attach(driver, "live-other"))
+        {
+            final RawClient dead = new RawClient(driver);
+            dead.hello();
+            assertEquals(0, dead.bind(port));
+            final RdsException taken = assertThrows(RdsException.class, () -> other.openSocket().bind(port));
+            assertEquals(RdsResult.EADDRINUSE, taken.code());
+
+            dead.close(); // as a process killed with -9: the kernel closes its end
+            final RdsSocket again = other.openSocket();
+            Await.until(WAIT, () -> tryBind(again, port), () -> "port free after the client's end");
+            assertEquals(1L, driver.counters().get("driver_clients_gone"));
+            assertEquals(0L, driver.counters().get("driver_clients_cut_off"));
+        }
+    }
+
+    private static boolean tryBind(final RdsSocket socket, final InetSocketAddress local)
+    {
+        try
+        {
+            socket.bind(local);
+            return true;
+        }
+        catch (final RdsException ex)
+        {
+            assertEquals(RdsResult.EADDRINUSE, ex.code());
+            return false;
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    @Test
+    void aClientThatSendsAMalformedFrameIsCutOffAndTheOthersGoOn() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-b"));
+        try (RdsStack good = attach(driver, "live-good"))
+        {
+            final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, 7001));
+            socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            try (RawClient bad = new RawClient(driver))
+            {
+                bad.hello();
+                bad.write((byte)99, 1, body(4).putInt(1).flip());
+                assertThrows(IOException.class, bad::readFrame, "the driver closes a client that breaks the protocol");
+            }
+            assertEquals(1L, driver.counters().get("driver_clients_cut_off"));
+            final byte[] message = {1, 2, 3, 4, 5};
+            assertEquals(5, socket.send(ByteBuffer.wrap(message), socket.localAddress()));
+            final ByteBuffer dst = ByteBuffer.allocate(16);
+            assertEquals(socket.localAddress(), socket.receive(dst));
+            assertArrayEquals(message, java.util.Arrays.copyOf(dst.array(), dst.position()));
+        }
+    }
+
+    @Test
+    void aFrameBeforeHelloOrATooLongOneCutsTheClientOff() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-c"));
+        try (RawClient early = new RawClient(driver))
+        {
+            early.write(DriverProtocol.OPEN, 1, body(8).putInt(1000).putInt(1000).flip());
+            assertThrows(IOException.class, early::readFrame);
+        }
+        try (RawClient huge = new RawClient(driver))
+        {
+            huge.hello();
+            final ByteBuffer header = body(4).putInt(DriverProtocol.MAX_FRAME + 1).flip();
+            huge.channel.write(header);
+            assertThrows(IOException.class, huge::readFrame);
+        }
+        Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 2L, () -> "" + driver.counters());
+    }
+
+    @Test
+    void whenTheDriverStopsWaitingAndLaterCallsFailWithECONNRESET() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-d"));
+        final RdsStack client = attach(driver, "live-client");
+        try
+        {
+            final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(A_IP, 7002));
+            final AtomicReference<Object> outcome = new AtomicReference<>("not returned");
+            final Thread receiver = new Thread(() ->
+            {
+                try
+                {
+                    outcome.set(socket.receive(ByteBuffer.allocate(8)));
+                }
+                catch (final Throwable t)
+                {
+                    outcome.set(t);
+                }
+            }, "blocked-receiver");
+            receiver.start();
+            Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver blocked");
+
+            driver.close();
+            receiver.join(WAIT.toMillis());
+            assertFalse(receiver.isAlive(), "a blocked receive ends when the driver goes");
+            assertTrue(outcome.get() instanceof RdsException, "got " + outcome.get());
+            assertEquals(RdsResult.ECONNRESET, ((RdsException)outcome.get()).code());
+            final RdsException send = assertThrows(RdsException.class,
+                () -> socket.send(ByteBuffer.allocate(1), socket.localAddress()));
+            assertEquals(RdsResult.ECONNRESET, send.code());
+            final RdsException open = assertThrows(RdsException.class, client::openSocket);
+            assertEquals(RdsResult.ECONNRESET, open.code());
+        }
+        finally
+        {
+            client.close();
+        }
+    }
+
+    @Test
+    void theDriversFilesAreItsUsersOnlyAndOneDriverRunsPerDirectory() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-e"));
+        final Path directory = driver.directory();
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory)));
+        for (final String file : new String[] {DriverProtocol.SOCKET_FILE, CongestionBoard.FILE, "driver.lock"})
+        {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(file))),
+                file);
+        }
+        final IOException second = assertThrows(IOException.class,
+            () -> DriverServer.start(RdsStackConfig.builder().name("second").infoFile(false).build(), directory, false));
+        assertTrue(second.getMessage().contains("already running"), second.getMessage());
+    }
+
+    @Test
+    void attachingWhereNoDriverRunsSaysSo(@org.junit.jupiter.api.io.TempDir final Path empty)
+    {
+        final RdsStackConfig config = RdsStackConfig.builder().name("nobody").infoFile(false)
+            .driverDirectory(empty.toString()).build();
+        final java.io.UncheckedIOException ex = assertThrows(java.io.UncheckedIOException.class, () -> RdsStack.open(config));
+        assertTrue(ex.getMessage().startsWith("no driver runs in " + empty), ex.getMessage());
+    }
+}
