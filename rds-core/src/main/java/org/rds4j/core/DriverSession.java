@@ -341,7 +341,11 @@ final class DriverSession
         }
         try
         {
-            entry.socket.setOption(RdsOptions.RDS_TRANSPORT, types[transport]);
+            // a bind retried after a failed one (EADDRINUSE) brings the transport again, which may be set only once
+            if (entry.socket.getOption(RdsOptions.RDS_TRANSPORT) != types[transport])
+            {
+                entry.socket.setOption(RdsOptions.RDS_TRANSPORT, types[transport]);
+            }
             entry.socket.bind(local);
             if (entry.socket.watch(entry) != entry)
             {
