@@ -1,5 +1,6 @@
 package org.rds4j.faults;
 
+import org.rds4j.RdsException;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
@@ -45,13 +46,21 @@ import java.util.concurrent.TimeUnit;
  * or until a {@code STOP} line or the end of stdin; with {@code --progress-ms} prints {@code PROGRESS peer=received ...} lines;
  * then sends an end-of-stream marker to each peer, waits (at most {@code --drain-ms} after sending ended)
  * for every peer's marker and for its own messages to be acked, and prints one JSON summary line (see
- * {@link NodeSummary}). Exit status 0 if every stream completed both ways, 2 if not, 1 on bad arguments.
+ * {@link NodeSummary}). Exit status 0 if every stream completed both ways, 2 if not, 1 on bad arguments, 3 if
+ * its driver is gone (driver mode, below).
  * <p>
  * Per pair it keeps: messages and bytes sent and the SHA-256 of the sent stream; messages and bytes received
  * and the SHA-256 of the received stream in arrival order; and, from the index each message carries, lost
  * (announced by the peer's marker but not received), duplicated, reordered (arrived after a higher index)
  * and corrupt (bytes differ from what the index implies) messages, and messages still queued after the
  * peer's marker when the node ends (after_end).
+ * <p>
+ * Driver mode: with {@code --driver DIR} the node's stack is a client of the driver in DIR (driver mode), and with
+ * {@code --clients C} every address holds C such nodes, numbered by {@code --client K} (0..C-1), named
+ * {@code IP#K} in the summary and the PROGRESS lines. Node {@code g = K * addresses + index of IP} then talks to
+ * node {@code h} through {@code IP:basePort+K*N+h} (N: addresses times C), so the clients of one driver bind
+ * different ports; with C = 1 that is the plain scheme above. A client whose driver goes (a call fails with
+ * ECONNRESET) prints {@code DRIVER_LOST <message>} and exits with status 3 at once.
  */
 public final class FaultNode
 {
@@ -86,6 +95,9 @@ public final class FaultNode
         int maxSize = 4096;
         long seed = 1;
         int sendBuffer = 256 * 1024;
+        String driver;
+        int client;
+        int clients = 1;
 
         static Settings parse(final String[] args) throws IOException
         {
@@ -115,6 +127,9 @@ public final class FaultNode
                     case "--max-size" -> s.maxSize = Integer.parseInt(value);
                     case "--seed" -> s.seed = Long.parseLong(value);
                     case "--sndbuf" -> s.sendBuffer = Integer.parseInt(value);
+                    case "--driver" -> s.driver = value;
+                    case "--client" -> s.client = Integer.parseInt(value);
+                    case "--clients" -> s.clients = Integer.parseInt(value);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
@@ -122,22 +137,53 @@ public final class FaultNode
             {
                 throw new IllegalArgumentException("need --bind IP and --nodes IP,IP[,...] (at least two)");
             }
-            s.self = s.nodes.indexOf(s.bind);
-            if (s.self < 0)
+            final int index = s.nodes.indexOf(s.bind);
+            if (index < 0)
             {
                 throw new IllegalArgumentException("--bind " + s.bind.getHostAddress() + " is not in --nodes");
             }
+            if (s.clients < 1 || s.client < 0 || s.client >= s.clients)
+            {
+                throw new IllegalArgumentException("need 0 <= --client < --clients");
+            }
+            s.self = s.client * s.nodes.size() + index;
             if (s.maxSize < StreamContent.END_OF_STREAM_BYTES || s.maxSize > 64 * 1024)
             {
                 throw new IllegalArgumentException("--max-size must be 16..65536");
             }
             return s;
         }
+
+        /** @return nodes in the run: every address's clients. */
+        int count()
+        {
+            return nodes.size() * clients;
+        }
+
+        /** @return node {@code g}'s address. */
+        InetAddress address(final int g)
+        {
+            return nodes.get(g % nodes.size());
+        }
+
+        /** @return node {@code g}'s name: its address, with {@code #K} if an address holds several nodes. */
+        String name(final int g)
+        {
+            final String address = address(g).getHostAddress();
+            return clients == 1 ? address : address + "#" + g / nodes.size();
+        }
+
+        /** @return the port on which node {@code g} talks to node {@code h}. */
+        int port(final int g, final int h)
+        {
+            return basePort + g / nodes.size() * count() + h;
+        }
     }
 
     /**
      * @param args {@code --bind IP --nodes IP,IP,... [--tcp-port N] [--base-port N] [--duration-ms N]
-     *             [--drain-ms N] [--progress-ms N] [--max-size BYTES] [--seed N] [--sndbuf BYTES]}
+     *             [--drain-ms N] [--progress-ms N] [--max-size BYTES] [--seed N] [--sndbuf BYTES]
+     *             [--driver DIR [--clients C --client K]]}
      */
     public static void main(final String[] args) throws Exception
     {
@@ -160,19 +206,23 @@ public final class FaultNode
     private boolean run() throws Exception
     {
         final long started = System.nanoTime();
-        final String self = settings.bind.getHostAddress();
-        final RdsStackConfig config = RdsStackConfig.builder()
+        final String self = settings.name(settings.self);
+        final RdsStackConfig.Builder builder = RdsStackConfig.builder()
             .name("fault-" + self)
             .transportConfig(TcpConfig.builder().tcpPort(settings.tcpPort).build())
             .transport(TransportType.TCP)
             .sendBufferBytes(settings.sendBuffer)
-            .infoFile(false)
-            .build();
+            .infoFile(false);
+        if (settings.driver != null)
+        {
+            builder.driverDirectory(settings.driver);
+        }
+        final RdsStackConfig config = builder.build();
         final StreamContent content = new StreamContent(settings.seed, settings.maxSize);
         try (RdsStack stack = RdsStack.open(config))
         {
             final List<Pair> pairs = new ArrayList<>();
-            for (int peer = 0; peer < settings.nodes.size(); peer++)
+            for (int peer = 0; peer < settings.count(); peer++)
             {
                 if (peer != settings.self)
                 {
@@ -302,7 +352,7 @@ public final class FaultNode
                 line.append("PROGRESS");
                 for (final Pair pair : pairs)
                 {
-                    line.append(' ').append(pair.peerAddress.getAddress().getHostAddress()).append('=').append(pair.received);
+                    line.append(' ').append(pair.peerName).append('=').append(pair.received);
                 }
                 out.println(line);
                 out.flush();
@@ -325,6 +375,7 @@ public final class FaultNode
     private final class Pair
     {
         final int peer;
+        final String peerName;
         final InetSocketAddress peerAddress;
         final RdsSocket socket;
         final StreamContent content;
@@ -356,7 +407,8 @@ public final class FaultNode
         {
             this.peer = peer;
             this.content = content;
-            this.peerAddress = new InetSocketAddress(settings.nodes.get(peer), settings.basePort + settings.self);
+            this.peerName = settings.name(peer);
+            this.peerAddress = new InetSocketAddress(settings.address(peer), settings.port(peer, settings.self));
             socket = stack.openSocket();
             socket.setOption(RdsOptions.SO_SNDBUF, settings.sendBuffer);
             socket.setOption(RdsOptions.SO_SNDTIMEO, SEND_RETRY);
@@ -381,8 +433,8 @@ public final class FaultNode
                     }
                 }
             });
-            socket.bind(new InetSocketAddress(settings.bind, settings.basePort + peer));
-            final String name = settings.bind.getHostAddress() + "->" + peerAddress.getAddress().getHostAddress();
+            socket.bind(new InetSocketAddress(settings.bind, settings.port(settings.self, peer)));
+            final String name = settings.name(settings.self) + "->" + peerName;
             sender = new Thread(this::send, "send " + name);
             receiver = new Thread(this::receive, "receive " + name);
         }
@@ -443,6 +495,7 @@ public final class FaultNode
             }
             catch (final IOException | RuntimeException ex)
             {
+                exitIfDriverLost(ex);
                 LOG.error("sender to {} failed", peerAddress, ex);
             }
         }
@@ -507,8 +560,23 @@ public final class FaultNode
             }
             catch (final IOException | RuntimeException ex)
             {
+                exitIfDriverLost(ex);
                 LOG.error("receiver from {} failed", peerAddress, ex);
             }
+        }
+    }
+
+    /**
+     * A driver client whose driver is gone ends at once: its streams cannot complete, and waiting out the drain
+     * would only hide how promptly the loss was reported. Synchronized: one line, even if several threads fail.
+     */
+    private synchronized void exitIfDriverLost(final Exception ex)
+    {
+        if (settings.driver != null && ex instanceof RdsException rds && rds.code() == RdsResult.ECONNRESET)
+        {
+            out.println("DRIVER_LOST " + ex.getMessage());
+            out.flush();
+            System.exit(3);
         }
     }
 
@@ -545,7 +613,7 @@ public final class FaultNode
             final boolean senderDone = !p.sender.isAlive();
             final boolean receiverDone = !p.receiver.isAlive();
             pairLines.add(new JsonLine()
-                .add("peer", p.peerAddress.getAddress().getHostAddress())
+                .add("peer", p.peerName)
                 .add("sent", p.sent)
                 .add("sent_bytes", p.sentBytes)
                 .add("sent_sha256", senderDone ? hex(p.sentDigest) : null)

@@ -104,6 +104,20 @@ class SocketSemanticsTest
     // ---------------------------------------------------------------- send results
 
     @Test
+    void bindFailedWithEADDRINUSECanBeRetried() throws Exception
+    {
+        final InetSocketAddress taken = new InetSocketAddress(A_IP, 5024);
+        bound(a, A_IP, 5024);
+        final RdsSocket s = a.openSocket();
+        final RdsException inUse = assertThrows(RdsException.class, () -> s.bind(taken));
+        assertEquals(RdsResult.EADDRINUSE, inUse.code());
+        assertNull(s.localAddress());
+        // as a kernel socket: the failed bind left it unbound, so it binds again
+        s.bind(new InetSocketAddress(A_IP, 5025));
+        assertEquals(new InetSocketAddress(A_IP, 5025), s.localAddress());
+    }
+
+    @Test
     void sendOnUnboundSocketIsENOTCONN() throws Exception
     {
         final RdsSocket s = a.openSocket();
