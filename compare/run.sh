@@ -2,7 +2,7 @@
 # The rds4j comparison suite: rds4j over TCP vs raw Java NIO TCP, Aeron UDP and JGroups TCP, on loopback.
 #
 #   compare/run.sh [--quick] [--reps N] [--cases "rtt tput64 tput1k fanout scale16 scale64 scale200"]
-#                  [--systems "rds4j rds4j-backoff rds4j-invoker nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"]
+#                  [--systems "rds4j rds4j-backoff rds4j-invoker rds4j-driver nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"]
 #                  [--out DIR] [--no-docs] [--record]
 #
 # This script builds nothing. It runs compare/target/compare.jar, which you build with
@@ -26,7 +26,8 @@
 # (a full run takes about 20 minutes). --quick: 1 repetition, 1 s + 2 s, 10k + 20k round trips (~4 min).
 #
 # Systems: rds4j (driven like Aeron: polling application thread, agent idling with yield), rds4j-backoff
-# (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), rds4j-invoker (no agent
+# (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), rds4j-driver (the same,
+# each process attached to a driver it starts as a child, whose CPU time it counts as its own), rds4j-invoker (no agent
 # thread: Threading.INVOKER, the polling application thread runs the stack's duty cycle with stack.invoke()),
 # nio; each peer as shipped and tuned for loopback: aeron (Aeron's 1408-byte MTU), aeron-mtu64k (MTU 65504),
 # aeron-invoker (MTU 65504, no driver thread: ThreadingMode.INVOKER, the polling application thread runs the
@@ -53,7 +54,7 @@ WARMUP=2
 DURATION=5
 WARMUP_RT=20000
 RT=100000
-KNOWN_SYSTEMS="rds4j rds4j-backoff rds4j-invoker nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"
+KNOWN_SYSTEMS="rds4j rds4j-backoff rds4j-invoker rds4j-driver nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"
 SYSTEMS=$KNOWN_SYSTEMS
 CASES="rtt tput64 tput1k fanout"
 OUT=""
@@ -117,6 +118,7 @@ JAVA_OPTS=${JAVA_OPTS:-"-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stac
 RDS4J_OPTS=${RDS4J_OPTS:-"--io poll --idle yield --agent-idle yield"}
 RDS4J_BACKOFF_OPTS=${RDS4J_BACKOFF_OPTS:-"--io block --agent-idle backoff --idle yield"}
 RDS4J_INVOKER_OPTS=${RDS4J_INVOKER_OPTS:-"--threading invoker --io poll --idle yield --agent-idle backoff"}
+RDS4J_DRIVER_OPTS=${RDS4J_DRIVER_OPTS:-"$RDS4J_BACKOFF_OPTS --driver"}
 NIO_OPTS=${NIO_OPTS:-"--io block"}
 NIO_RTT_OPTS=${NIO_RTT_OPTS:-"--io poll --idle yield"}
 AERON_OPTS=${AERON_OPTS:-"--threading shared --driver-idle yield --idle yield"}
@@ -223,6 +225,7 @@ system_opts() {
       rds4j) echo "$RDS4J_OPTS" ;;
       rds4j-backoff) echo "$RDS4J_BACKOFF_OPTS" ;;
       rds4j-invoker) echo "$RDS4J_INVOKER_OPTS" ;;
+      rds4j-driver) echo "$RDS4J_DRIVER_OPTS" ;;
       nio) echo "$NIO_OPTS" ;;
       aeron) echo "$AERON_OPTS" ;;
       aeron-mtu64k) echo "$AERON_MTU64K_OPTS" ;;
@@ -355,7 +358,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} + ${RT} round trips"
   echo "- JVM options: \`$JAVA_OPTS\`"
-  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
+  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; rds4j-driver: \`$RDS4J_DRIVER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
   echo "- Aeron: \`$AERON_OPTS\`; aeron-mtu64k: \`$AERON_MTU64K_OPTS\`; aeron-invoker: \`$AERON_INVOKER_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`; jgroups-nodrop: \`$JGROUPS_NODROP_OPTS\`"
 } > "$OUT/meta.md"
 

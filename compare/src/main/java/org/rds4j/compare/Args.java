@@ -43,7 +43,8 @@ final class Args
             .footer("", "Durations are seconds (2, 0.5) or a whole number with a unit (500ms); sizes are bytes or k/m/g "
                 + "(powers of 1024). Defaults not shown depend on other options.");
         spec.addPositional(PositionalParamSpec.builder().paramLabel("COMMAND").arity("1").required(true).type(String.class)
-            .description("<rds4j|nio|aeron|jgroups>-<rtt-server|rtt-client|sink|source>, or report").build());
+            .description("<rds4j|nio|aeron|jgroups>-<rtt-server|rtt-client|sink|source>, rds4j-driver, or report")
+            .build());
         spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("Show this help and exit.").build());
         // every role
         size(spec, "--size", "payload bytes, at least 16 (default 64)");
@@ -70,6 +71,9 @@ final class Args
         // rds4j
         string(spec, "--agent-idle", "rds4j: the stack's idle strategy, backoff, spin, yield or sleep:us (default backoff)");
         flag(spec, "--claim", "rds4j: the source writes each message in place with tryClaim");
+        flag(spec, "--driver", "rds4j: attach to a driver started as a child process (its CPU time is counted)");
+        string(spec, "--dir", "rds4j-driver: the driver's directory");
+        string(spec, "--name", "rds4j-driver: the driver's stack's name (default driver)");
         size(spec, "--sndbuf", "rds4j: SO_SNDBUF (default the stack's, 1 MiB)");
         size(spec, "--rcvbuf", "rds4j: SO_RCVBUF (default the stack's, 1 MiB)");
         integer(spec, "--tcp-port", "rds4j: the TCP port of RDS over TCP (default 29500)");

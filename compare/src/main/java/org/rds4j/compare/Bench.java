@@ -99,10 +99,37 @@ final class Bench
 
     // ------------------------------------------------------------------ process-level helpers
 
-    /** @return CPU time of the whole process (every thread: application, agents, drivers, JIT, GC) in ns. */
+    /** Child processes whose CPU time counts as this process's (an rds4j driver the process attached to). */
+    static final java.util.List<Process> CHILDREN = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * @return CPU time of the whole process (every thread: application, agents, drivers, JIT, GC) and of its
+     *         {@link #CHILDREN}, in ns.
+     */
     static long cpuNs()
     {
-        return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        long ns = ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        for (final Process child : CHILDREN)
+        {
+            ns += childCpuNs(child.pid());
+        }
+        return ns;
+    }
+
+    /** utime + stime of /proc/PID/stat, in clock ticks of 10 ms (USER_HZ is 100 on Linux); 0 once it is gone. */
+    private static long childCpuNs(final long pid)
+    {
+        try
+        {
+            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            // the fields after the command name, which is in parentheses and may hold spaces
+            final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 0;
+        }
     }
 
     /** Run by the watchdog before it halts the process: diagnostics such as a stack's counters. */

@@ -43,6 +43,11 @@ public final class Main
             Report.main(options);
             return;
         }
+        if (command.equals("rds4j-driver"))
+        {
+            Rds4jBench.runDriver(options);
+            return;
+        }
         final int dash = command.indexOf('-');
         if (dash < 0)
         {

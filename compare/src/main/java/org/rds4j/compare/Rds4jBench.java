@@ -9,11 +9,14 @@ import org.rds4j.RdsSelectionKey;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
+import org.rds4j.core.DriverServer;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.Threading;
 import org.rds4j.transport.tcp.TcpConfig;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Files;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -59,6 +62,11 @@ final class Rds4jBench
     private final boolean claims;
     private final InetSocketAddress server;
     private final InetSocketAddress client;
+    /**
+     * --driver: the stack is attached to a driver this process starts as a child ({@code rds4j-driver}), on the
+     * same TCP port and agent idle strategy; its CPU time counts as this process's.
+     */
+    private final boolean driver;
 
     Rds4jBench(final Bench bench)
     {
@@ -75,6 +83,7 @@ final class Rds4jBench
         this.invoker = threading.equals("invoker");
         this.invokeBatch = args.integer("invoke-batch", 256);
         this.claims = args.flag("claim");
+        this.driver = args.flag("driver");
         final int port = args.integer("port", 5000);
         this.server = new InetSocketAddress(args.str("server-ip", "127.0.0.2"), port);
         this.client = new InetSocketAddress(args.str("client-ip", "127.0.0.1"), port);
@@ -107,6 +116,17 @@ final class Rds4jBench
             tcp.tcpSendRingBytes(sendRing);
         }
         b.transportConfig(tcp.build());
+        if (driver)
+        {
+            try
+            {
+                b.driverDirectory(startDriver(name).toString());
+            }
+            catch (final IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        }
         final RdsStack stack = RdsStack.open(b.build());
         // passive roles end with SIGTERM from run.sh: close the stack (and its info file) on the way out
         Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "rds4j-close"));
@@ -122,10 +142,47 @@ final class Rds4jBench
         return stack;
     }
 
+    /** Starts a driver in a child JVM and waits for its READY line; it is killed when this process exits. */
+    private Path startDriver(final String name) throws IOException
+    {
+        final Path directory = Files.createTempDirectory("rds4j-compare-driver");
+        final Process child = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+            "-cp", System.getProperty("java.class.path"), Main.class.getName(), "rds4j-driver",
+            "--dir", directory.toString(), "--tcp-port", String.valueOf(args.integer("tcp-port", 29500)),
+            "--agent-idle", agentIdle, "--name", name + "-driver")
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "rds4j-driver-kill"));
+        final java.io.BufferedReader out = new java.io.BufferedReader(
+            new java.io.InputStreamReader(child.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+        final String line = out.readLine();
+        if (!"READY".equals(line))
+        {
+            throw new IOException("the driver did not start: " + line);
+        }
+        Bench.CHILDREN.add(child);
+        return directory;
+    }
+
+    /** The {@code rds4j-driver} role: a driver in {@code --dir}, serving until killed. */
+    static void runDriver(final Args args) throws Exception
+    {
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .name(args.str("name", "driver"))
+            .idleStrategy(args.str("agent-idle", "backoff"))
+            .transportConfig(TcpConfig.builder().tcpPort(args.integer("tcp-port", 29500)).build())
+            .build();
+        final DriverServer server = DriverServer.start(config, Path.of(args.str("dir", null)), false);
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "rds4j-driver-close"));
+        Main.ready();
+        server.awaitStopped();
+    }
+
     private Json extra()
     {
         return new Json().put("io", io).put("agent_idle", agentIdle).put("app_idle", io.equals("poll") ? appIdle : "park")
-            .put("threading", invoker ? "invoker" : "agent");
+            .put("threading", invoker ? "invoker" : "agent").put("driver", driver);
     }
 
     /** In invoker mode, one duty cycle of the stack on this thread; 0 (nothing to do) with an agent thread. */

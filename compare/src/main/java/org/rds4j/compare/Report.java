@@ -32,13 +32,14 @@ final class Report
     static final String SCALE_BEGIN = "<!-- scale-results:begin -->";
     static final String SCALE_END = "<!-- scale-results:end -->";
     private static final String SCALE = "scale";
-    private static final String[] RDS4J = {"rds4j", "rds4j-backoff", "rds4j-invoker"};
+    private static final String[] RDS4J = {"rds4j", "rds4j-backoff", "rds4j-invoker", "rds4j-driver"};
     /** What rds4j is measured against: raw NIO (the ceiling), then each peer as shipped and tuned. */
     private static final String[] PEERS = {"nio", "aeron", "aeron-mtu64k", "aeron-invoker", "jgroups",
         "jgroups-nodrop"};
     private static final String[] SYSTEMS = Stream.concat(Stream.of(RDS4J), Stream.of(PEERS)).toArray(String[]::new);
     private static final Map<String, String> LABELS = Map.of(
         "rds4j", "rds4j TCP", "rds4j-backoff", "rds4j TCP, default idle", "rds4j-invoker", "rds4j TCP, invoker",
+        "rds4j-driver", "rds4j TCP through a driver, default idle",
         "nio", "raw NIO TCP", "aeron", "Aeron UDP", "aeron-mtu64k", "Aeron UDP, MTU 64 KiB",
         "aeron-invoker", "Aeron UDP, INVOKER, MTU 64 KiB", "jgroups", "JGroups TCP",
         "jgroups-nodrop", "JGroups TCP, non-dropping bundler");

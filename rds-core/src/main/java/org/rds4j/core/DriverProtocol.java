@@ -30,7 +30,7 @@ import java.net.InetSocketAddress;
  *   CONSUMED  long bytes                                    the client's application took so many more bytes
  *   CONG_WAIT int returned, int 0, address                  a send was refused for congestion: say when it may
  *                                                           pass (returned: the refusal reached the caller)
- *   QUERY     int call, int what                            replied with text: connections or counters
+ *   QUERY     int call, int what                            replied with text: connections, counters or clients
  *   PEERS     int on, int 0                                 socket 0: send PEER frames (the stack's peer listener)
  * </pre>
  * Driver to client:
@@ -85,6 +85,7 @@ final class DriverProtocol
 
     static final int QUERY_CONNECTIONS = 1;
     static final int QUERY_COUNTERS = 2;
+    static final int QUERY_CLIENTS = 3;
 
     private DriverProtocol()
     {

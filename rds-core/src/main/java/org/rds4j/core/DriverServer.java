@@ -330,6 +330,51 @@ public final class DriverServer implements AutoCloseable
         sessions.add(session);
     }
 
+    /** Conductor: a line per attached client ({@link DriverSession#describe}). */
+    void describeClients(final StringBuilder text)
+    {
+        for (final DriverSession session : sessions)
+        {
+            if (session.pid() != 0)
+            {
+                session.describe(text);
+            }
+        }
+    }
+
+    /** A client of a driver, as {@code rds info} shows it. */
+    public record Client(long pid, int sockets, long sendQueuedBytes, long receiveQueuedBytes)
+    {
+    }
+
+    /**
+     * Asks the driver in a directory for its clients, attaching to it for the question (the asking process is left
+     * out).
+     *
+     * @param directory the driver's directory.
+     * @return its clients.
+     * @throws java.io.UncheckedIOException if no driver runs there.
+     */
+    public static List<Client> clients(final Path directory)
+    {
+        final RdsStackConfig config = RdsStackConfig.builder().name("rds-info").infoFile(false)
+            .driverDirectory(directory.toString()).build();
+        final List<Client> clients = new ArrayList<>();
+        try (DriverStack stack = DriverStack.open(config))
+        {
+            for (final String line : stack.query(DriverProtocol.QUERY_CLIENTS))
+            {
+                final String[] f = line.split(" ");
+                final long pid = Long.parseLong(f[0]);
+                if (pid != ProcessHandle.current().pid())
+                {
+                    clients.add(new Client(pid, Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])));
+                }
+            }
+        }
+        return clients;
+    }
+
     /** Conductor: a session ended; {@code cutOff} says why if the client broke the protocol, else null. */
     void ended(final DriverSession session, final String cutOff)
     {

@@ -357,7 +357,7 @@ final class DriverSession
         }
         catch (final RdsException ex)
         {
-            reply(call, ex.code(), 0, ex.getMessage());
+            reply(call, ex.code(), 0, reason(ex));
         }
     }
 
@@ -384,7 +384,7 @@ final class DriverSession
         }
         catch (final RdsException ex)
         {
-            reply(call, ex.code(), 0, ex.getMessage());
+            reply(call, ex.code(), 0, reason(ex));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -437,6 +437,10 @@ final class DriverSession
                     .append(' ').append(c.nextRxSequence()).append(' ').append(c.unacked()).append('\n');
             }
         }
+        else if (what == DriverProtocol.QUERY_CLIENTS)
+        {
+            server.describeClients(text);
+        }
         else if (what == DriverProtocol.QUERY_COUNTERS)
         {
             server.stack().counters().forEach((name, value) -> text.append(name).append(' ').append(value).append('\n'));
@@ -448,6 +452,14 @@ final class DriverSession
             return;
         }
         reply(call, 0, 0, text.toString());
+    }
+
+    /** An exception's message without the code's name in front: the client's exception puts it back. */
+    private static String reason(final RdsException ex)
+    {
+        final String prefix = RdsResult.name(ex.code()) + ": ";
+        final String message = ex.getMessage();
+        return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
     }
 
     private void reply(final int call, final int result, final long value, final String text)
@@ -542,6 +554,20 @@ final class DriverSession
         out.putInt(b + 4, 0);
         DriverProtocol.putAddress(out, b + 8, address);
         output.position(at + length);
+    }
+
+    /** Conductor: one line for {@code rds info}: pid, sockets, bytes in their send buffers, bytes handed out untaken. */
+    void describe(final StringBuilder text)
+    {
+        long sendQueued = 0;
+        long receiveQueued = 0;
+        for (final Entry entry : sockets.values())
+        {
+            sendQueued += entry.socket.sendQueuedBytes();
+            receiveQueued += entry.socket.receiveQueuedBytes();
+        }
+        text.append(pid).append(' ').append(sockets.size()).append(' ').append(sendQueued).append(' ')
+            .append(receiveQueued).append('\n');
     }
 
     /** Conductor: the stack's peer listener saw a peer come up or go down; told to the client if it listens. */

@@ -358,7 +358,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         return connections;
     }
 
-    private List<String> query(final int what)
+    List<String> query(final int what)
     {
         try
         {

@@ -24,6 +24,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import org.rds4j.RdsStackConfig;
+import org.rds4j.core.DriverServer;
 import org.rds4j.SettingSource;
 
 import org.rds4j.core.StackInfoReader;
@@ -68,6 +69,12 @@ public final class InfoCommand implements Callable<Integer>
             + "else the environment variable RDS4J_INFO_DIR, else /dev/shm/rds4j-<user> (or <tmpdir>/rds4j-<user> "
             + "without /dev/shm).")
     private Path dir;
+
+    @Option(names = "--driver", paramLabel = "DIR", arity = "0..1", fallbackValue = "",
+        description = "Also list the clients of the driver in DIR (default: the default driver directory): pid, "
+            + "sockets, bytes in their send buffers and received bytes not yet taken. The driver's stack itself is one of "
+            + "the stacks shown. Asks the driver (attaches for the question); not with --json or --prometheus.")
+    private String driver;
 
     @Option(names = "--stack", paramLabel = "NAME", description = "Only the stacks of this name.")
     private String stackName;
@@ -115,9 +122,14 @@ public final class InfoCommand implements Callable<Integer>
         final Path directory = dir != null ? dir : Path.of(RdsStackConfig.INFO_DIRECTORY.resolve(SettingSource.system()));
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        if (driver != null && (json || prometheus))
+        {
+            throw new ParameterException(spec.commandLine(), "--driver is not available with --json or --prometheus");
+        }
         if (!watch)
         {
-            return show(directory, out, err, null);
+            final int shown = show(directory, out, err, null);
+            return driver == null ? shown : showDriver(out, err);
         }
         final Rates rates = new Rates();
         while (true)
@@ -129,6 +141,10 @@ public final class InfoCommand implements Callable<Integer>
                     LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")));
             }
             show(directory, out, out, rates); // on the screen, not below it
+            if (driver != null)
+            {
+                showDriver(out, out);
+            }
             out.flush();
             try
             {
@@ -698,5 +714,32 @@ public final class InfoCommand implements Callable<Integer>
             }
             return out;
         }
+    }
+
+    /** Lists the driver's clients; 0, or {@link #EXIT_NO_STACK} if no driver runs there. */
+    private int showDriver(final PrintWriter out, final PrintWriter err)
+    {
+        final Path directory = Path.of(driver.isEmpty() ? RdsStackConfig.defaultDriverDirectory() : driver);
+        final List<DriverServer.Client> clients;
+        try
+        {
+            clients = DriverServer.clients(directory);
+        }
+        catch (final java.io.UncheckedIOException ex)
+        {
+            err.println("rds info: " + ex.getMessage());
+            return EXIT_NO_STACK;
+        }
+        out.printf("%ndriver %s: %d client(s)%n", directory, clients.size());
+        if (!clients.isEmpty())
+        {
+            out.printf("  %-10s %8s %16s %16s%n", "pid", "sockets", "send queued", "received untaken");
+            for (final DriverServer.Client client : clients)
+            {
+                out.printf("  %-10d %8d %16d %16d%n", client.pid(), client.sockets(), client.sendQueuedBytes(),
+                    client.receiveQueuedBytes());
+            }
+        }
+        return 0;
     }
 }
