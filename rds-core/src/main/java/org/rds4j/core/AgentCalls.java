@@ -108,7 +108,8 @@ final class AgentCalls implements WatchableSocket.Waiting
      * @param deadlineNs when it expires (with a timeout), on {@link System#nanoTime()}.
      * @return 0 to check again, {@link RdsResult#ETIMEDOUT} or {@link RdsResult#EINTR}.
      */
-    int awaitRoom(final long timeoutNs, final long deadlineNs)
+    @Override
+    public int awaitRoom(final long timeoutNs, final long deadlineNs)
     {
         if (!invoker.hasAgentThread())
         {
@@ -133,7 +134,8 @@ final class AgentCalls implements WatchableSocket.Waiting
     }
 
     /** Before a blocking send waits for room: see {@link #awaitRoom}. */
-    void beginRoomWait()
+    @Override
+    public void beginRoomWait()
     {
         if (!invoker.hasAgentThread())
         {
@@ -142,7 +144,8 @@ final class AgentCalls implements WatchableSocket.Waiting
     }
 
     /** After a blocking send waited for room: see {@link #awaitRoom}. */
-    void endRoomWait()
+    @Override
+    public void endRoomWait()
     {
         if (!invoker.hasAgentThread())
         {

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.CloseHelper;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 import org.rds4j.RdsPeerListener;
 import org.rds4j.RdsStackConfig;
@@ -111,7 +112,7 @@ public final class DriverServer implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            closeQuietly(madeListener);
+            CloseHelper.quietClose(madeListener);
             if (madeStack != null)
             {
                 madeStack.close();
@@ -407,8 +408,8 @@ public final class DriverServer implements AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
-        closeQuietly(listener);
-        closeQuietly(selector);
+        CloseHelper.quietClose(listener);
+        CloseHelper.quietClose(selector);
         try
         {
             Files.deleteIfExists(directory.resolve(DriverProtocol.SOCKET_FILE));
@@ -429,21 +430,6 @@ public final class DriverServer implements AutoCloseable
             LOG.debug("cannot release the driver's lock", ex);
         }
         LOG.info("driver {} stopped", stack.config().name());
-    }
-
-    private static void closeQuietly(final AutoCloseable closeable)
-    {
-        if (closeable != null)
-        {
-            try
-            {
-                closeable.close();
-            }
-            catch (final Exception ex)
-            {
-                LOG.debug("close failed", ex);
-            }
-        }
     }
 
     @Override

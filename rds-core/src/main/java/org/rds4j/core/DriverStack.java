@@ -278,6 +278,23 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     }
 
     @Override
+    public void beginRoomWait()
+    {
+    }
+
+    @Override
+    public void endRoomWait()
+    {
+    }
+
+    /** Parks as {@link #await}: the driver's agent frees room, and the reader wakes the waiting sender. */
+    @Override
+    public int awaitRoom(final long timeoutNs, final long deadlineNs)
+    {
+        return await(timeoutNs, deadlineNs);
+    }
+
+    @Override
     public boolean isStackClosed()
     {
         return gone != null;

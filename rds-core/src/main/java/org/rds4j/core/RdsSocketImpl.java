@@ -4,14 +4,8 @@ import org.jctools.queues.MpscArrayQueue;
 import org.rds4j.PeerAllowList;
 import org.rds4j.RdsClaim;
 import org.rds4j.RdsException;
-import org.rds4j.RdsMessageHandler;
-import org.rds4j.RdsNotificationListener;
-import org.rds4j.RdsOptions;
-import org.rds4j.RdsReceiveInfo;
 import org.rds4j.RdsResult;
-import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
-import org.rds4j.TransportType;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.wire.RdsHeader;
 
@@ -19,20 +13,12 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The stack's implementation of {@link RdsSocket}. Application threads copy messages into pooled buffers
@@ -45,80 +31,60 @@ import java.util.concurrent.locks.ReentrantLock;
  * duty cycle on the waiting thread (or parks while another thread runs it), in both threading modes; a send
  * waiting for room calls {@link AgentCalls#awaitRoom}, which does the same in INVOKER mode and parks until the
  * agent frees room in AGENT mode. A blocking send that queues at once may run one duty cycle
- * ({@link AgentCalls#afterBlockingSend}). Non-blocking calls never run a duty cycle.
+ * ({@link AgentCalls#afterBlockingSend}). Non-blocking calls never run a duty cycle. What it shares with a driver's
+ * client socket (options, buffers, the receive side, readiness, close) is in {@link SocketBase}; this class adds the
+ * stack's side: bind, the send ring and {@code outbound}, claims, cancel.
  */
-final class RdsSocketImpl implements WatchableSocket, Congestion.Member
+final class RdsSocketImpl extends SocketBase
 {
-    // Fields by owning thread, as Aeron's NetworkPublication groups them.
+    // Fields by owning thread, as Aeron's NetworkPublication groups them (the shared ones in SocketBase).
 
     // Set at construction; any thread.
     private final CoreStack stack;
     private final StackCounters counters;
     private final MessagePool pool;
-    /** The stack's allow-list: a send elsewhere is EACCES. */
-    private final PeerAllowList allowedPeers;
-    private final SocketOptions options;
-    /** The send side of congestion: the destination check, and the refusals {@code RDS_CONG_MONITOR} reports. */
-    private final Congestion.Sender congestion;
-    /** The agent's side of this socket: fields of the agent's thread, apart. */
-    private final SocketAgentState agentState = new SocketAgentState();
 
-    // Application threads write, the agent reads (and frees send-buffer bytes).
+    // Application threads write, the agent reads.
     /** Messages to send. */
     final MpscArrayQueue<Message> outbound;
-    private final AtomicLong sendQueued = new AtomicLong();
     /** Places in {@link #outbound} taken by messages sent or claimed and not yet taken by the agent. */
     private final AtomicInteger outboundSlots = new AtomicInteger();
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
     /** Where messages are written, mapped at the first send (under {@link #stateLock}); the agent frees records. */
     private volatile SendRing sendRing;
     /** Set once by bind, under {@link #stateLock}; the agent reads them after the bind command. */
-    private volatile InetSocketAddress localAddress;
     private volatile LocalEndpoint endpoint;
     private volatile Transport transport;
-    private volatile boolean open = true;
-
-    // The agent writes, application threads take.
-    /** Received messages and events, and the threads waiting for them. */
-    final ReceiveQueue received;
-    /** Threads blocked in send: they register, the agent wakes them. */
-    private final Waiters sendWaiters = new Waiters();
-    /** A selector's key or push delivery, signalled when the waiters are woken; set under {@link #stateLock}, as close. */
-    private volatile SocketWatcher watcher;
-
-    // Application threads only.
-    private volatile boolean blocking = true;
-    /**
-     * Bind, the transport option and close: a lock, not a monitor, so that a virtual thread in them never holds
-     * its carrier on JDK 21-23 (none of them waits while holding it).
-     */
-    private final ReentrantLock stateLock = new ReentrantLock();
 
     RdsSocketImpl(final CoreStack stack)
     {
+        super(stack.config(), stack.config().allowedPeers(), stack::congestionMap, stack.stackCounters().sendCongBlocked,
+            stack.pool(), stack::wakeAgent, false);
         this.stack = stack;
         this.counters = stack.stackCounters();
         this.pool = stack.pool();
         this.outbound = new MpscArrayQueue<>(stack.config().socketQueueCapacity());
-        this.allowedPeers = stack.config().allowedPeers();
-        this.congestion = new Congestion.Sender(stack::congestionMap, counters.sendCongBlocked);
-        this.options = new SocketOptions(stack.config(), congestion);
-        this.received = new ReceiveQueue(pool, this, stack::wakeAgent, Path.of(stack.config().infoDirectory()),
-            stack.config().receiveRingBytes());
+    }
+
+    /** An embedded stack serves its sockets until they are closed. */
+    @Override
+    void ensureStack()
+    {
+    }
+
+    @Override
+    boolean isStackUp()
+    {
+        return true;
+    }
+
+    @Override
+    <T> void optionSet(final SocketOption<T> option, final T value)
+    {
+        // the agent reads the options when it needs them
     }
 
     // ---------------------------------------------------------------- bind
-
-    @Override
-    public RdsSocket bind(final SocketAddress local) throws IOException
-    {
-        ensureOpen();
-        if (local != null && !(local instanceof InetSocketAddress))
-        {
-            throw new UnsupportedAddressTypeException();
-        }
-        return bind((InetSocketAddress)local);
-    }
 
     @Override
     public RdsSocket bind(final InetSocketAddress local) throws IOException
@@ -174,19 +140,6 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
         stack.send(agent -> agent.bind(this));
     }
 
-    @Override
-    public InetSocketAddress localAddress()
-    {
-        return localAddress;
-    }
-
-    @Override
-    public InetSocketAddress getLocalAddress() throws IOException
-    {
-        ensureOpen();
-        return localAddress;
-    }
-
     static boolean isUnicast(final InetAddress address)
     {
         if (address.isAnyLocalAddress() || address.isMulticastAddress())
@@ -227,25 +180,11 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
         {
             if (result == RdsResult.ENOBUFS)
             {
-                congestion.onRefusalReturned(destination);
+                refusalReturned(destination);
             }
             return result;
         }
         return sendBlocking(src, destination, length, local.getPort());
-    }
-
-    /**
-     * The checks of a send that need no room: the socket open and bound, the destination valid and allowed, the
-     * length within 1 MiB and the send buffer.
-     *
-     * @return 0, or {@link RdsResult#ENOTCONN}, {@link RdsResult#EINVAL}, {@link RdsResult#EACCES} or
-     *         {@link RdsResult#EMSGSIZE}.
-     */
-    private int checkSend(final InetSocketAddress destination, final int length) throws IOException
-    {
-        ensureOpen();
-        Objects.requireNonNull(destination, "destination");
-        return checkSend(localAddress, destination, length, allowedPeers, options.sendBufferBytes());
     }
 
     /**
@@ -369,26 +308,11 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
      */
     private long reserve(final InetSocketAddress destination, final int length)
     {
-        if (congestion.refuses(destination))
+        final long queued = reserveRoom(destination, length, counters.sendQueueFull);
+        if (queued < 0)
         {
-            return RdsResult.ENOBUFS;
+            return queued;
         }
-        final int limit = options.sendBufferBytes();
-        if (length > limit)
-        {
-            return RdsResult.EMSGSIZE;
-        }
-        long queued;
-        do
-        {
-            queued = sendQueued.get();
-            if (queued >= limit)
-            {
-                counters.sendQueueFull.increment();
-                return RdsResult.EAGAIN;
-            }
-        }
-        while (!sendQueued.compareAndSet(queued, queued + length));
         if (outboundSlots.incrementAndGet() > outbound.capacity())
         {
             outboundSlots.decrementAndGet();
@@ -486,12 +410,7 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
     @Override
     public int tryClaim(final int length, final InetSocketAddress destination, final RdsClaim claim) throws IOException
     {
-        Objects.requireNonNull(claim, "claim");
-        if (claim.isClaimed())
-        {
-            throw new IllegalStateException("the claim already holds a message: commit or abort it first");
-        }
-        final int checked = checkSend(destination, length);
+        final int checked = checkClaim(claim, destination, length);
         if (checked < 0)
         {
             return checked;
@@ -501,7 +420,7 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
         {
             if (queued == RdsResult.ENOBUFS)
             {
-                congestion.onRefusalReturned(destination);
+                refusalReturned(destination);
             }
             return (int)queued;
         }
@@ -552,21 +471,6 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
         sendQueued.addAndGet(-length);
     }
 
-    /** Agent: something a blocked sender waits for may have changed. */
-    @Override
-    public void wakeSenders()
-    {
-        sendWaiters.wakeAll();
-        signalWatcher();
-    }
-
-    /** Agent, at the end of a duty cycle: something was delivered; wakes blocked receivers and the watcher. */
-    void wakeReceivers()
-    {
-        received.waiters.wakeAll();
-        signalWatcher();
-    }
-
     @Override
     public int cancelSentTo(final InetSocketAddress destination) throws IOException
     {
@@ -585,211 +489,13 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
 
     // ---------------------------------------------------------------- receive
 
-    @Override
-    public InetSocketAddress receive(final ByteBuffer dst) throws IOException
-    {
-        Objects.requireNonNull(dst, "dst");
-        ensureReceivable();
-        final InetSocketAddress sender = received.takeInto(dst, null);
-        return sender != null || !blocking ? sender : receiveBlocking(dst, null);
-    }
-
-    @Override
-    public int receive(final ByteBuffer dst, final RdsReceiveInfo info) throws IOException
-    {
-        Objects.requireNonNull(dst, "dst");
-        Objects.requireNonNull(info, "info");
-        ensureReceivable();
-        if (received.takeInto(dst, info) != null || (blocking && receiveBlocking(dst, info) != null))
-        {
-            return info.length();
-        }
-        info.clear();
-        if (!blocking)
-        {
-            return RdsResult.EAGAIN;
-        }
-        // a blocking wait ends without a message only at its timeout or on an interrupt, whose status it leaves set
-        return Thread.currentThread().isInterrupted() ? RdsResult.EINTR : RdsResult.ETIMEDOUT;
-    }
-
-    /** @param info filled as the message is taken; null: not wanted. */
-    private InetSocketAddress receiveBlocking(final ByteBuffer dst, final RdsReceiveInfo info) throws IOException
-    {
-        final Thread me = Thread.currentThread();
-        final long timeoutNs = options.receiveTimeoutNs();
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        received.waiters.add(me);
-        stack.calls().beginWait();
-        try
-        {
-            while (true)
-            {
-                ensureOpen();
-                final InetSocketAddress sender = received.takeInto(dst, info);
-                if (sender != null || stack.calls().await(timeoutNs, deadlineNs) < 0)
-                {
-                    return sender;
-                }
-            }
-        }
-        finally
-        {
-            received.waiters.remove(me);
-            stack.calls().endWait();
-        }
-    }
-
-    @Override
-    public int poll(final RdsMessageHandler handler, final int limit) throws IOException
-    {
-        Objects.requireNonNull(handler, "handler");
-        if (limit <= 0)
-        {
-            throw new IllegalArgumentException("limit must be positive: " + limit);
-        }
-        ensureReceivable();
-        return received.poll(handler, limit);
-    }
-
     // ---------------------------------------------------------------- notifications
 
-    @Override
-    public RdsSocket setNotificationListener(final RdsNotificationListener listener)
-    {
-        received.listener(listener);
-        return this;
-    }
-
-    /** Agent: queues an event if someone listens. */
-    @Override
-    public void notifyListener(final Notification notification)
-    {
-        received.notifyListener(notification);
-        signalWatcher();
-    }
-
     // ---------------------------------------------------------------- readiness and push delivery
-
-    /**
-     * @return {@link RdsSelector#OP_ERROR} alone if the socket is closed; else
-     *         {@link RdsSelector#OP_READ} if a message or notification is queued, or-ed with
-     *         {@link RdsSelector#OP_WRITE} if the send buffer has room (the test {@link #reserve} makes).
-     *         Any thread.
-     */
-    @Override
-    public int readyOps()
-    {
-        if (!open)
-        {
-            return RdsSelector.OP_ERROR;
-        }
-        int ops = received.hasQueued() ? RdsSelector.OP_READ : 0;
-        if (sendQueued.get() < options.sendBufferBytes())
-        {
-            ops |= RdsSelector.OP_WRITE;
-        }
-        return ops;
-    }
-
-    /**
-     * Sets the socket's watcher, if it has none.
-     *
-     * @return the watcher it has: {@code watching} if set now, another one, or null if the socket is closed.
-     */
-    @Override
-    public SocketWatcher watch(final SocketWatcher watching)
-    {
-        stateLock.lock();
-        try
-        {
-            if (!open)
-            {
-                return null;
-            }
-            if (watcher == null)
-            {
-                watcher = watching;
-            }
-            return watcher;
-        }
-        finally
-        {
-            stateLock.unlock();
-        }
-    }
-
-    /** Removes the watcher if it is {@code watching}. */
-    @Override
-    public void unwatch(final SocketWatcher watching)
-    {
-        stateLock.lock();
-        try
-        {
-            if (watcher == watching)
-            {
-                watcher = null;
-            }
-        }
-        finally
-        {
-            stateLock.unlock();
-        }
-    }
-
-    private void signalWatcher()
-    {
-        final SocketWatcher current = watcher;
-        if (current != null)
-        {
-            current.signal();
-        }
-    }
-
-    /**
-     * An application thread changed the socket's readiness: signals the watcher and wakes the thread leading
-     * the duty cycle, which may be a select idling in the transport's wait, where an unpark does not reach it.
-     */
-    private void signalWatcherOutsideCycle()
-    {
-        final SocketWatcher current = watcher;
-        if (current != null)
-        {
-            current.signal();
-            stack.wakeAgent();
-        }
-    }
-
-    @Override
-    public RdsSocket startDelivery(final Executor executor, final RdsMessageHandler handler) throws IOException
-    {
-        Objects.requireNonNull(executor, "executor");
-        Objects.requireNonNull(handler, "handler");
-        ensureReceivable();
-        final PushDelivery delivery = new PushDelivery(this, executor, handler);
-        final SocketWatcher current = watch(delivery);
-        if (current == null)
-        {
-            throw new ClosedChannelException();
-        }
-        if (current != delivery)
-        {
-            throw new IllegalStateException(current instanceof PushDelivery ? "delivery was started already" :
-                "the socket is registered with a selector");
-        }
-        delivery.signal(); // what is queued already
-        return this;
-    }
 
     CoreStack stack()
     {
         return stack;
-    }
-
-    @Override
-    public boolean hasQueued()
-    {
-        return received.hasQueued();
     }
 
     @Override
@@ -801,101 +507,9 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
     // ---------------------------------------------------------------- options and state
 
     @Override
-    public <T> RdsSocket setOption(final SocketOption<T> option, final T value) throws IOException
-    {
-        ensureOpen();
-        Objects.requireNonNull(option, "option");
-        Objects.requireNonNull(value, "value");
-        if (option == RdsOptions.RDS_TRANSPORT)
-        {
-            stateLock.lock();
-            try
-            {
-                options.transportType((TransportType)value, localAddress != null);
-            }
-            finally
-            {
-                stateLock.unlock();
-            }
-        }
-        else
-        {
-            options.set(option, value);
-            if (option == RdsOptions.SO_SNDBUF)
-            {
-                signalWatcherOutsideCycle(); // a larger buffer may have room now
-            }
-        }
-        return this;
-    }
-
-    @Override
-    public <T> T getOption(final SocketOption<T> option) throws IOException
-    {
-        ensureOpen();
-        Objects.requireNonNull(option, "option");
-        return options.get(option);
-    }
-
-    @Override
-    public Set<SocketOption<?>> supportedOptions()
-    {
-        return SocketOptions.SUPPORTED;
-    }
-
-    @Override
-    public RdsSocket configureBlocking(final boolean blocking)
-    {
-        this.blocking = blocking;
-        return this;
-    }
-
-    @Override
-    public boolean isBlocking()
-    {
-        return blocking;
-    }
-
-    @Override
-    public long sendQueuedBytes()
-    {
-        return sendQueued.get();
-    }
-
-    @Override
-    public long receiveQueuedBytes()
-    {
-        return received.queuedBytes();
-    }
-
-    @Override
-    public int receiveBufferBytes()
-    {
-        return options.receiveBufferBytes();
-    }
-
-    /** @return the socket's SO_SNDBUF in bytes; any thread. */
-    int sendBufferBytes()
-    {
-        return options.sendBufferBytes();
-    }
-
-    @Override
     public LocalEndpoint endpoint()
     {
         return endpoint;
-    }
-
-    @Override
-    public SocketAgentState agentState()
-    {
-        return agentState;
-    }
-
-    @Override
-    public Congestion.Sender congestion()
-    {
-        return congestion;
     }
 
     Transport transport()
@@ -903,104 +517,13 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
         return transport;
     }
 
-    @Override
-    public boolean isOpen()
-    {
-        return open;
-    }
-
-    @Override
-    public boolean awaitDrained(final Duration timeout) throws IOException
-    {
-        ensureOpen();
-        if (sendQueued.get() == 0)
-        {
-            return true;
-        }
-        if (timeout.isNegative() || timeout.isZero())
-        {
-            return false;
-        }
-        return awaitDrained(saturatedNanos(timeout));
-    }
-
-    /**
-     * Waits as a blocking send waits for room ({@link AgentCalls#awaitRoom}): woken with the send waiters, which
-     * the agent wakes as acks and cancels free bytes.
-     */
-    private boolean awaitDrained(final long timeoutNs) throws ClosedChannelException
-    {
-        final Thread me = Thread.currentThread();
-        final long deadlineNs = System.nanoTime() + timeoutNs;
-        sendWaiters.add(me);
-        stack.calls().beginRoomWait();
-        try
-        {
-            while (true)
-            {
-                ensureOpen();
-                if (sendQueued.get() == 0)
-                {
-                    return true;
-                }
-                if (stack.calls().awaitRoom(timeoutNs, deadlineNs) < 0)
-                {
-                    return sendQueued.get() == 0;
-                }
-            }
-        }
-        finally
-        {
-            sendWaiters.remove(me);
-            stack.calls().endRoomWait();
-        }
-    }
-
-    private static long saturatedNanos(final Duration timeout)
-    {
-        try
-        {
-            return timeout.toNanos();
-        }
-        catch (final ArithmeticException ex)
-        {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    @Override
-    public void close()
-    {
-        final int lingerSeconds = options.lingerSeconds();
-        if (lingerSeconds > 0 && open)
-        {
-            try
-            {
-                awaitDrained(TimeUnit.SECONDS.toNanos(lingerSeconds));
-            }
-            catch (final ClosedChannelException ex)
-            {
-                return; // another thread closed it meanwhile
-            }
-        }
-        closeNow();
-    }
-
     /** Closes the socket without lingering: what {@link CoreStack#close()} does to the sockets left open. */
+    @Override
     void closeNow()
     {
-        stateLock.lock();
-        try
+        if (!markClosed())
         {
-            if (!open)
-            {
-                return;
-            }
-            open = false;
-        }
-        finally
-        {
-            stateLock.unlock();
+            return;
         }
         final InetSocketAddress local = localAddress;
         if (local != null)
@@ -1010,26 +533,7 @@ final class RdsSocketImpl implements WatchableSocket, Congestion.Member
             stack.send(agent -> agent.unbind(this));
         }
         stack.onSocketClosed(this);
-        sendWaiters.wakeAll();
-        received.waiters.wakeAll();
-        signalWatcherOutsideCycle();
-    }
-
-    private void ensureOpen() throws ClosedChannelException
-    {
-        if (!open)
-        {
-            throw new ClosedChannelException();
-        }
-    }
-
-    private void ensureReceivable() throws IOException
-    {
-        ensureOpen();
-        if (localAddress == null)
-        {
-            throw new RdsException(RdsResult.ENOTCONN, "socket is not bound");
-        }
+        wakeAllOnClose();
     }
 
     @Override

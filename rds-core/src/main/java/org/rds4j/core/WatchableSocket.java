@@ -52,6 +52,22 @@ interface WatchableSocket extends RdsSocket
          */
         int await(long timeoutNs, long deadlineNs);
 
+        /** A blocking send, or a drain, begins to wait for room in its socket's send buffer. */
+        void beginRoomWait();
+
+        /** It ends. */
+        void endRoomWait();
+
+        /**
+         * One step of a wait for room: as {@link #await}, but the embedded stack's agent keeps the duty cycle
+         * ({@link AgentCalls#awaitRoom}).
+         *
+         * @param timeoutNs  the call's timeout, 0 for none.
+         * @param deadlineNs when it expires, on {@link System#nanoTime()}.
+         * @return 0 to look again, or a negative result ({@code ETIMEDOUT}, {@code EINTR}).
+         */
+        int awaitRoom(long timeoutNs, long deadlineNs);
+
         /** @return whether the stack is closed (or gone): its sockets are then closed. */
         boolean isStackClosed();
 
