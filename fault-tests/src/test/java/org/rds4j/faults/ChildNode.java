@@ -72,6 +72,20 @@ final class ChildNode implements AutoCloseable
         reader.start();
     }
 
+    /**
+     * Starts a {@link DriverNode} at {@code address} serving {@code directory}, adds it to {@code children} (so the
+     * caller's teardown ends it) and waits for its READY.
+     */
+    static ChildNode startDriver(final List<ChildNode> children, final String name, final String address,
+        final Path directory, final int tcpPort) throws IOException
+    {
+        final ChildNode driver = new ChildNode(name, address, DriverNode.class,
+            List.of("--dir", directory.toString(), "--tcp-port", String.valueOf(tcpPort)));
+        children.add(driver);
+        driver.awaitReady(Duration.ofSeconds(30));
+        return driver;
+    }
+
     private void readStdout()
     {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
