@@ -53,12 +53,26 @@ final class ChildNode implements AutoCloseable
      */
     ChildNode(final String name, final String address, final Class<?> main, final List<String> args) throws IOException
     {
+        this(name, address, main, List.of("-Xmx256m"), args);
+    }
+
+    /**
+     * @param name       names the log file.
+     * @param address    the node's address, passed as {@code --bind}.
+     * @param main       the child's main class, on this JVM's class path.
+     * @param jvmOptions such as the heap's size.
+     * @param args       its arguments other than {@code --bind}.
+     */
+    ChildNode(final String name, final String address, final Class<?> main, final List<String> jvmOptions,
+        final List<String> args) throws IOException
+    {
         this.address = address;
         Files.createDirectories(LOG_DIR);
         log = LOG_DIR.resolve(name + ".log");
         final List<String> command = new ArrayList<>(List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m", "-XX:+UseSerialGC",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-XX:+UseSerialGC",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
             "-cp", System.getProperty("java.class.path"),
             main.getName(), "--bind", address));
