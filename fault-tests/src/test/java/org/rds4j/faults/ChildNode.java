@@ -53,12 +53,26 @@ final class ChildNode implements AutoCloseable
      */
     ChildNode(final String name, final String address, final Class<?> main, final List<String> args) throws IOException
     {
+        this(name, address, main, List.of("-Xmx256m"), args);
+    }
+
+    /**
+     * @param name       names the log file.
+     * @param address    the node's address, passed as {@code --bind}.
+     * @param main       the child's main class, on this JVM's class path.
+     * @param jvmOptions such as the heap's size.
+     * @param args       its arguments other than {@code --bind}.
+     */
+    ChildNode(final String name, final String address, final Class<?> main, final List<String> jvmOptions,
+        final List<String> args) throws IOException
+    {
         this.address = address;
         Files.createDirectories(LOG_DIR);
         log = LOG_DIR.resolve(name + ".log");
         final List<String> command = new ArrayList<>(List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m", "-XX:+UseSerialGC",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-XX:+UseSerialGC",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
             "-cp", System.getProperty("java.class.path"),
             main.getName(), "--bind", address));
@@ -70,6 +84,20 @@ final class ChildNode implements AutoCloseable
         reader = new Thread(this::readStdout, "stdout " + name);
         reader.setDaemon(true);
         reader.start();
+    }
+
+    /**
+     * Starts a {@link DriverNode} at {@code address} serving {@code directory}, adds it to {@code children} (so the
+     * caller's teardown ends it) and waits for its READY.
+     */
+    static ChildNode startDriver(final List<ChildNode> children, final String name, final String address,
+        final Path directory, final int tcpPort) throws IOException
+    {
+        final ChildNode driver = new ChildNode(name, address, DriverNode.class,
+            List.of("--dir", directory.toString(), "--tcp-port", String.valueOf(tcpPort)));
+        children.add(driver);
+        driver.awaitReady(Duration.ofSeconds(30));
+        return driver;
     }
 
     private void readStdout()

@@ -73,11 +73,7 @@ class DriverClusterTest
 
     private ChildNode driver(final String address, final Path directory) throws IOException
     {
-        final ChildNode driver = new ChildNode("DriverClusterTest-driver-" + address, address, DriverNode.class,
-            List.of("--dir", directory.toString(), "--tcp-port", String.valueOf(TCP_PORT)));
-        children.add(driver);
-        driver.awaitReady(READY);
-        return driver;
+        return ChildNode.startDriver(children, "DriverClusterTest-driver-" + address, address, directory, TCP_PORT);
     }
 
     /** Starts every client, K = 0..CLIENTS-1 of each address, and returns them in FaultNode's order (K * 2 + index). */

@@ -1,7 +1,9 @@
 package org.rds4j.faults;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsOptions;
 import org.rds4j.RdsResult;
@@ -14,6 +16,7 @@ import org.rds4j.transport.tcp.TcpConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +36,12 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * exact. This JVM's own stack, which had a connection to the victim, sees the peer go down and the RDS
  * backpressure rules against a dead peer: the send buffer fills, then EAGAIN (non-blocking) or ETIMEDOUT
  * after SO_SNDTIMEO (blocking), and cancelSentTo drops exactly the queued messages and frees a blocked sender.
+ * <p>
+ * It runs twice: every node embedded, and in driver mode, where survivor A and the victim are each a client of a
+ * {@link DriverNode} of their address. There the process killed is the victim's driver: the stack that held the
+ * victim's connections, as the kernel does for an RDS host, so the peers see what a dead host looks like (a client
+ * killed under a living driver is DriverClusterTest's case: its peers see no PEER_DOWN). The victim's client then
+ * exits with status 3 (DRIVER_LOST), and A's PEER_DOWN and stream checks hold through its driver.
  * TCP port 28010, addresses 127.0.20.x.
  */
 class PeerKillTest
@@ -82,22 +91,40 @@ class PeerKillTest
         return (after - before) * 1e9 / (System.nanoTime() - start);
     }
 
-    @Test
-    void survivorsKeepStreamingAndTheDeadPeerIsBackpressureUntilCancelled() throws Exception
+    @ParameterizedTest(name = "through drivers: {0}")
+    @ValueSource(booleans = {false, true})
+    void survivorsKeepStreamingAndTheDeadPeerIsBackpressureUntilCancelled(final boolean drivers,
+        @TempDir final Path temp) throws Exception
     {
         final long started = System.nanoTime();
         final List<String> args = List.of("--nodes", A + "," + B + "," + VICTIM, "--tcp-port", String.valueOf(TCP_PORT),
             "--duration-ms", "120000", "--drain-ms", "5000", "--progress-ms", "100", "--max-size", "4096");
+        final List<ChildNode> nodes = new ArrayList<>();
+        ChildNode victimDriver = null;
         for (final String address : List.of(A, B, VICTIM))
         {
-            children.add(new ChildNode("PeerKillTest-" + address, address, args));
+            final List<String> nodeArgs = new ArrayList<>(args);
+            if (drivers && !address.equals(B))
+            {
+                final Path directory = temp.resolve(address);
+                final ChildNode driver = ChildNode.startDriver(children, "PeerKillTest-driver-" + address, address,
+                    directory, TCP_PORT);
+                if (address.equals(VICTIM))
+                {
+                    victimDriver = driver;
+                }
+                nodeArgs.addAll(List.of("--driver", directory.toString()));
+            }
+            final ChildNode node = new ChildNode("PeerKillTest-" + address, address, nodeArgs);
+            children.add(node);
+            nodes.add(node);
         }
-        final ChildNode a = children.get(0);
-        final ChildNode b = children.get(1);
-        final ChildNode victim = children.get(2);
-        for (final ChildNode child : children)
+        final ChildNode a = nodes.get(0);
+        final ChildNode b = nodes.get(1);
+        final ChildNode victim = nodes.get(2);
+        for (final ChildNode node : nodes)
         {
-            child.awaitReady(Duration.ofSeconds(30));
+            node.awaitReady(Duration.ofSeconds(30));
         }
 
         final RdsStack stack = stacks.open("peer-kill-test");
@@ -120,9 +147,9 @@ class PeerKillTest
         });
         socket.setOption(RdsOptions.SO_SNDBUF, SNDBUF);
         socket.bind(new InetSocketAddress(TEST_IP, 7000));
-        for (final ChildNode child : children)
+        for (final ChildNode node : nodes)
         {
-            child.command("GO");
+            node.command("GO");
         }
 
         // our connection to the victim is up and the victim's stack acks what we send
@@ -139,11 +166,18 @@ class PeerKillTest
         Thread.sleep(WARM_UP.toMillis());   // JIT warm-up before measuring, not a wait for a condition
         final double rateBefore = survivorsRate(a, b);
 
-        victim.kill9();
+        (drivers ? victimDriver : victim).kill9();
         final long killedAt = System.nanoTime();
         final double rateAfter = survivorsRate(a, b);
         assertTrue(rateAfter >= 0.5 * rateBefore,
             "survivors' rate after the kill " + (long)rateAfter + "/s < half of before " + (long)rateBefore + "/s");
+        if (drivers)
+        {
+            // by now (3 s after the kill) the victim's client has seen its driver go
+            assertEquals(3, victim.awaitExit(Duration.ofSeconds(10)), victim.describe());
+            final List<String> lines = victim.otherOutput();
+            assertTrue(!lines.isEmpty() && lines.get(0).startsWith("DRIVER_LOST ECONNRESET"), victim.describe());
+        }
 
         // the socket reports the peer's connection as down
         Await.until(Duration.ofSeconds(10), () -> poll(socket) && down.contains(ip(VICTIM)), () -> "PEER_DOWN for the victim: " + down);
@@ -215,9 +249,10 @@ class PeerKillTest
             assertTrue(survivor.pairLong(VICTIM, "received") > 0, survivor.node() + " got nothing from the victim before the kill");
             assertTrue(survivor.pairLong(VICTIM, "unacked_bytes") > 0, survivor.node() + ": the dead peer's messages stay queued");
         }
-        System.out.printf("FIGURES PeerKillTest: nodes 3 + this JVM, killed 1 (SIGKILL), survivor messages %d (%d bytes),"
+        System.out.printf("FIGURES PeerKillTest (%s): nodes 3 + this JVM, killed 1 (SIGKILL), survivor messages %d (%d bytes),"
                 + " survivors' rate before %.0f/s after %.0f/s (ratio %.2f), lost 0 duplicated 0 reordered 0,"
                 + " dead peer: %d admitted then EAGAIN, ETIMEDOUT after %d ms, cancelSentTo %d, run %.1f s (kill at %.1f s)%n",
+            drivers ? "A and the victim through drivers, the victim's driver killed" : "embedded",
             check.messages(), check.bytes(), rateBefore, rateAfter, rateAfter / rateBefore, admitted, blockedMs, FILL,
             (System.nanoTime() - started) / 1e9, (killedAt - started) / 1e9);
     }
