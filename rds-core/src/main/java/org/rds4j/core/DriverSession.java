@@ -22,6 +22,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static org.rds4j.core.DriverProtocol.ADDRESS;
 import static org.rds4j.core.DriverProtocol.HEADER;
@@ -41,7 +42,8 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take the output, so a client whose
  * reader stops holds the driver's memory to its sockets' receive queues and this bound.
  * <p>
- * Threads: the conductor only, but {@link Entry#signalPending} (the stack's watchers set it).
+ * Threads: the conductor, and the thread running the stack's duty cycle when it serves a socket it signalled
+ * ({@link Entry#signal}), one at a time under {@link #lock}; {@link Entry#signalPending} is set by any thread.
  */
 final class DriverSession
 {
@@ -75,15 +77,28 @@ final class DriverSession
             return DriverSession.this;
         }
 
+        /**
+         * The stack: the socket delivered, freed bytes or closed. The thread running the duty cycle writes what
+         * the client is owed itself if it gets the session's lock at once, so that a message reaches the client
+         * without waking the conductor; else, or if a send of the client waits for this socket, the conductor does.
+         */
         @Override
         public void signal()
         {
-            server.signal(this);
+            if (!serveNow(this))
+            {
+                server.signal(this);
+            }
         }
     }
 
     private final DriverServer server;
     private final SocketChannel channel;
+    /**
+     * The session's state is the conductor's, and the thread running the stack's duty cycle's while it serves a
+     * signalled socket ({@link Entry#signal}); it only tries the lock, and nobody waits while holding it.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
     private SelectionKey key;
     private final Int2ObjectHashMap<Entry> sockets = new Int2ObjectHashMap<>();
     private final AddressCache addresses = new AddressCache();
@@ -124,8 +139,22 @@ final class DriverSession
         return pid;
     }
 
-    /** The selector says the channel is readable or writable. */
+    /** Under the session's lock: see {@link #onReadyLocked}. */
     void onReady(final SelectionKey ready)
+    {
+        lock.lock();
+        try
+        {
+            onReadyLocked(ready);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** The selector says the channel is readable or writable. */
+    private void onReadyLocked(final SelectionKey ready)
     {
         try
         {
@@ -475,11 +504,25 @@ final class DriverSession
         output.position(at + length);
     }
 
+    /** Under the session's lock: see {@link #serviceLocked}. */
+    void service(final Entry entry)
+    {
+        lock.lock();
+        try
+        {
+            serviceLocked(entry);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     /**
      * Conductor: the socket was signalled (something delivered, bytes released, room in its queue), or its client
      * resumed it: retries a waiting send, delivers what the client has room for and reports released bytes.
      */
-    void service(final Entry entry)
+    private void serviceLocked(final Entry entry)
     {
         if (ended)
         {
@@ -503,6 +546,39 @@ final class DriverSession
         catch (final IOException ex)
         {
             end(null);
+        }
+    }
+
+    /** @return true if the socket was served here and now; false if the conductor must (also to finish writing). */
+    private boolean serveNow(final Entry entry)
+    {
+        if (!lock.tryLock())
+        {
+            return false;
+        }
+        try
+        {
+            if (ended)
+            {
+                return true;
+            }
+            if (blockedOn == entry)
+            {
+                return false; // the client's input is the conductor's to read again
+            }
+            deliverFrom(entry);
+            reportReleased(entry);
+            flush();
+            // output the channel did not take waits for OP_WRITE, which only the conductor's next select sees
+            return output.position() == 0;
+        }
+        catch (final IOException ex)
+        {
+            return false; // the conductor meets the error too, and ends the session
+        }
+        finally
+        {
+            lock.unlock();
         }
     }
 
@@ -556,8 +632,22 @@ final class DriverSession
         output.position(at + length);
     }
 
-    /** Conductor: one line for {@code rds info}: pid, sockets, bytes in their send buffers, bytes handed out untaken. */
+    /** Under the session's lock: see {@link #describeLocked}. */
     void describe(final StringBuilder text)
+    {
+        lock.lock();
+        try
+        {
+            describeLocked(text);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Conductor: one line for {@code rds info}: pid, sockets, bytes in their send buffers, bytes handed out untaken. */
+    private void describeLocked(final StringBuilder text)
     {
         long sendQueued = 0;
         long receiveQueued = 0;
@@ -570,8 +660,22 @@ final class DriverSession
             .append(receiveQueued).append('\n');
     }
 
-    /** Conductor: the stack's peer listener saw a peer come up or go down; told to the client if it listens. */
+    /** Under the session's lock: see {@link #peerLocked}. */
     void peer(final boolean up, final InetAddress local, final InetAddress peer)
+    {
+        lock.lock();
+        try
+        {
+            peerLocked(up, local, peer);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Conductor: the stack's peer listener saw a peer come up or go down; told to the client if it listens. */
+    private void peerLocked(final boolean up, final InetAddress local, final InetAddress peer)
     {
         if (ended || !peerEvents)
         {
@@ -662,6 +766,20 @@ final class DriverSession
         }
     }
 
+    /** Under the session's lock: see {@link #endLocked}. */
+    void end(final String cutOff)
+    {
+        lock.lock();
+        try
+        {
+            endLocked(cutOff);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     /**
      * Ends the session: closes the client's sockets (their ports are free, what they queued is dropped) and the
      * connection.
@@ -669,7 +787,7 @@ final class DriverSession
      * @param cutOff why the client is cut off (a malformed frame), or null if its connection ended or the driver
      *               stops.
      */
-    void end(final String cutOff)
+    private void endLocked(final String cutOff)
     {
         if (ended)
         {
