@@ -136,6 +136,22 @@ class DriverLivenessTest
     }
 
     @Test
+    void aClientThatReportsMoreBytesTakenThanItWasHandedIsCutOff() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-f"));
+        try (RawDriverClient greedy = new RawDriverClient(driver))
+        {
+            greedy.hello();
+            assertEquals(0, greedy.bind(new InetSocketAddress(A_IP, 7003)));
+            // nothing delivered yet: its socket's receive-buffer count would go below zero
+            greedy.write(DriverProtocol.CONSUMED, 1, body(8).putLong(1).flip());
+            greedy.readToEnd(); // returns when the driver closes the connection
+        }
+        Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
+        assertEquals(0L, driver.counters().get("driver_clients_gone"));
+    }
+
+    @Test
     void whenTheDriverStopsWaitingAndLaterCallsFailWithECONNRESET() throws Exception
     {
         final DriverServer driver = stacks.start(stacks.config("live-d"));
