@@ -28,6 +28,7 @@ import java.net.InetSocketAddress;
  *   CANCEL    int call, int 0, address                      replied with the count
  *   CLOSE     -
  *   CONSUMED  long bytes                                    the client's application took so many more bytes
+ *                                                           (at most what was delivered and not yet reported)
  *   CONG_WAIT int returned, int 0, address                  a send was refused for congestion: say when it may
  *                                                           pass (returned: the refusal reached the caller)
  *   QUERY     int call, int what                            replied with text: connections, counters or clients

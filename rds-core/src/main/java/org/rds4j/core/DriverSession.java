@@ -65,6 +65,8 @@ final class DriverSession
         long reportedReleased;
         /** The client waits for a congested port to free: report the next change even if no bytes were released. */
         boolean congestionWait;
+        /** Payload bytes handed to the client and not yet reported taken ({@code CONSUMED}): never more is released. */
+        long unconsumed;
 
         Entry(final int id, final RdsSocketImpl socket)
         {
@@ -298,7 +300,7 @@ final class DriverSession
                 congestionWait(entry, in.getInt(body) != 0, addresses.get(in, body + 8));
                 break;
             case DriverProtocol.CONSUMED:
-                entry.socket.received.release(in.getLong(body));
+                consumed(entry, in.getLong(body));
                 break;
             case DriverProtocol.CLOSE:
                 sockets.remove(id);
@@ -419,6 +421,19 @@ final class DriverSession
         {
             reply(call, RdsResult.EINVAL, 0, ex.getMessage());
         }
+    }
+
+    private void consumed(final Entry entry, final long bytes)
+    {
+        if (bytes > entry.unconsumed)
+        {
+            // else the socket's receive-buffer count would go below zero: its port never congested, the driver
+            // would queue for this client without bound
+            end("socket " + entry.id + " consumed " + bytes + " bytes, " + entry.unconsumed + " handed out");
+            return;
+        }
+        entry.unconsumed -= bytes;
+        entry.socket.received.release(bytes);
     }
 
     private boolean send(final Entry entry, final int body, final int end)
@@ -619,6 +634,7 @@ final class DriverSession
         out.putBytes(b + ADDRESS, message, message.position(), message.remaining());
         output.position(at + length);
         polling.socket.received.hold(message.remaining());
+        polling.unconsumed += message.remaining();
     }
 
     private void queueNotification(final Entry entry, final Notification.Kind kind, final InetSocketAddress address)

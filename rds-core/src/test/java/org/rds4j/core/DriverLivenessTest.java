@@ -1,6 +1,5 @@
 package org.rds4j.core;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsException;
@@ -9,18 +8,13 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
-import org.rds4j.TransportType;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -32,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rds4j.core.RawDriverClient.body;
 import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
@@ -53,79 +48,6 @@ class DriverLivenessTest
         stacks.close();
     }
 
-    /** A client that speaks the protocol by hand. */
-    private static final class RawClient implements AutoCloseable
-    {
-        final SocketChannel channel;
-        final ByteBuffer in = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
-
-        RawClient(final DriverServer driver) throws IOException
-        {
-            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-            channel.connect(UnixDomainSocketAddress.of(driver.directory().resolve(DriverProtocol.SOCKET_FILE)));
-        }
-
-        void write(final byte type, final int socket, final ByteBuffer body) throws IOException
-        {
-            final int length = DriverProtocol.HEADER + body.remaining();
-            final ByteBuffer frame = ByteBuffer.allocate(length);
-            DriverProtocol.putHeader(new UnsafeBuffer(frame), 0, length, type, socket);
-            frame.position(DriverProtocol.HEADER);
-            frame.put(body).flip();
-            while (frame.hasRemaining())
-            {
-                channel.write(frame);
-            }
-        }
-
-        void hello() throws IOException
-        {
-            write(DriverProtocol.HELLO, 0, body(16).putInt(DriverProtocol.VERSION).putInt(0).putLong(4242).flip());
-            assertEquals(DriverProtocol.WELCOME, readFrame().get(DriverProtocol.TYPE_OFFSET));
-        }
-
-        /** Opens socket 1 and binds it; returns the driver's result. */
-        int bind(final InetSocketAddress local) throws IOException
-        {
-            write(DriverProtocol.OPEN, 1, body(8).putInt(1 << 20).putInt(1 << 20).flip());
-            final ByteBuffer bind = body(8 + DriverProtocol.ADDRESS).putInt(7).putInt(TransportType.AUTO.ordinal());
-            DriverProtocol.putAddress(new UnsafeBuffer(bind), 8, local);
-            write(DriverProtocol.BIND, 1, bind.position(bind.capacity()).flip());
-            final ByteBuffer reply = readFrame();
-            assertEquals(DriverProtocol.REPLY, reply.get(DriverProtocol.TYPE_OFFSET));
-            assertEquals(7, reply.getInt(DriverProtocol.HEADER), "the call's number");
-            return reply.getInt(DriverProtocol.HEADER + 4);
-        }
-
-        ByteBuffer readFrame() throws IOException
-        {
-            while (in.position() < 4 || in.position() < in.getInt(0))
-            {
-                if (channel.read(in) < 0)
-                {
-                    throw new IOException("closed by the driver");
-                }
-            }
-            final int length = in.getInt(0);
-            final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-            frame.put(0, in, 0, length);
-            in.limit(in.position()).position(length);
-            in.compact();
-            return frame;
-        }
-
-        @Override
-        public void close() throws IOException
-        {
-            channel.close();
-        }
-    }
-
-    private static ByteBuffer body(final int bytes)
-    {
-        return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    }
-
     private RdsStack attach(final DriverServer driver, final String name)
     {
         return RdsStack.open(stacks.config(name).toBuilder().driverDirectory(driver.directory().toString()).build());
@@ -138,7 +60,7 @@ class DriverLivenessTest
         final InetSocketAddress port = new InetSocketAddress(A_IP, 7000);
         try (RdsStack other = attach(driver, "live-other"))
         {
-            final RawClient dead = new RawClient(driver);
+            final RawDriverClient dead = new RawDriverClient(driver);
             dead.hello();
             assertEquals(0, dead.bind(port));
             final RdsException taken = assertThrows(RdsException.class, () -> other.openSocket().bind(port));
@@ -178,13 +100,14 @@ class DriverLivenessTest
         {
             final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, 7001));
             socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
-            try (RawClient bad = new RawClient(driver))
+            try (RawDriverClient bad = new RawDriverClient(driver))
             {
                 bad.hello();
                 bad.write((byte)99, 1, body(4).putInt(1).flip());
                 assertThrows(IOException.class, bad::readFrame, "the driver closes a client that breaks the protocol");
             }
-            assertEquals(1L, driver.counters().get("driver_clients_cut_off"));
+            // counted just after the driver closes the connection
+            Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
             final byte[] message = {1, 2, 3, 4, 5};
             assertEquals(5, socket.send(ByteBuffer.wrap(message), socket.localAddress()));
             final ByteBuffer dst = ByteBuffer.allocate(16);
@@ -197,19 +120,35 @@ class DriverLivenessTest
     void aFrameBeforeHelloOrATooLongOneCutsTheClientOff() throws Exception
     {
         final DriverServer driver = stacks.start(stacks.config("live-c"));
-        try (RawClient early = new RawClient(driver))
+        try (RawDriverClient early = new RawDriverClient(driver))
         {
             early.write(DriverProtocol.OPEN, 1, body(8).putInt(1000).putInt(1000).flip());
             assertThrows(IOException.class, early::readFrame);
         }
-        try (RawClient huge = new RawClient(driver))
+        try (RawDriverClient huge = new RawDriverClient(driver))
         {
             huge.hello();
             final ByteBuffer header = body(4).putInt(DriverProtocol.MAX_FRAME + 1).flip();
-            huge.channel.write(header);
+            huge.write(header);
             assertThrows(IOException.class, huge::readFrame);
         }
         Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 2L, () -> "" + driver.counters());
+    }
+
+    @Test
+    void aClientThatReportsMoreBytesTakenThanItWasHandedIsCutOff() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-f"));
+        try (RawDriverClient greedy = new RawDriverClient(driver))
+        {
+            greedy.hello();
+            assertEquals(0, greedy.bind(new InetSocketAddress(A_IP, 7003)));
+            // nothing delivered yet: its socket's receive-buffer count would go below zero
+            greedy.write(DriverProtocol.CONSUMED, 1, body(8).putLong(1).flip());
+            greedy.readToEnd(); // returns when the driver closes the connection
+        }
+        Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
+        assertEquals(0L, driver.counters().get("driver_clients_gone"));
     }
 
     @Test
