@@ -67,6 +67,8 @@ final class DriverSession
         boolean congestionWait;
         /** Payload bytes handed to the client and not yet reported taken ({@code CONSUMED}): never more is released. */
         long unconsumed;
+        /** The largest {@code SO_SNDBUF} the client set: what bounds the bytes it may have queued. */
+        int largestSendBuffer;
 
         Entry(final int id, final RdsSocketImpl socket)
         {
@@ -359,6 +361,7 @@ final class DriverSession
             return;
         }
         final Entry entry = new Entry(id, socket);
+        entry.largestSendBuffer = sendBufferBytes;
         socket.setNotificationListener(new Notifications(entry));
         sockets.put(id, entry);
     }
@@ -400,6 +403,7 @@ final class DriverSession
             {
                 case DriverProtocol.OPTION_SNDBUF:
                     entry.socket.setOption(RdsOptions.SO_SNDBUF, (int)Math.min(value, Integer.MAX_VALUE));
+                    entry.largestSendBuffer = Math.max(entry.largestSendBuffer, entry.socket.sendBufferBytes());
                     break;
                 case DriverProtocol.OPTION_RCVBUF:
                     entry.socket.setOption(RdsOptions.SO_RCVBUF, (int)Math.min(value, Integer.MAX_VALUE));
@@ -441,6 +445,14 @@ final class DriverSession
         final InetSocketAddress destination = addresses.get(in, body);
         payload.limit(end).position(body + ADDRESS);
         final int length = payload.remaining();
+        if (entry.socket.sendQueuedBytes() >= 2L * entry.largestSendBuffer)
+        {
+            // a client that admits as it must never gets here (its count is at least this one, and a send is
+            // admitted below its SO_SNDBUF, with a claim's room taken earlier at most one more buffer's worth): it
+            // ignores its buffer, and would make the driver hold without bound what no peer acks
+            end("send buffer overrun on socket " + entry.id);
+            return true;
+        }
         final int result = entry.socket.sendAdmitted(payload, destination);
         if (result == RdsResult.EAGAIN)
         {

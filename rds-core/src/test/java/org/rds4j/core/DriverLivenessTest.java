@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsException;
@@ -149,6 +150,27 @@ class DriverLivenessTest
         }
         Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
         assertEquals(0L, driver.counters().get("driver_clients_gone"));
+    }
+
+    @Test
+    void aClientThatIgnoresItsSendBufferIsCutOff() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-g"));
+        try (RawDriverClient flood = new RawDriverClient(driver))
+        {
+            flood.hello();
+            assertEquals(0, flood.bind(new InetSocketAddress(A_IP, 7004))); // SO_SNDBUF 1 MiB
+            // three 1 MiB messages to a peer that never acks: a client that admits as it must stops after the
+            // second (its queued bytes then reach SO_SNDBUF); the driver refuses to hold a third
+            final ByteBuffer send = body(DriverProtocol.ADDRESS + (1 << 20));
+            DriverProtocol.putAddress(new UnsafeBuffer(send), 0, new InetSocketAddress(ip("127.0.9.9"), 7000));
+            for (int i = 0; i < 3; i++)
+            {
+                flood.write(DriverProtocol.SEND, 1, send.clear());
+            }
+            flood.readToEnd();
+        }
+        Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
     }
 
     @Test
