@@ -5,28 +5,36 @@
 #
 # In the guest (vm/netem-guest.sh): two network namespaces joined by a veth pair, `tc netem` with the same
 # settings on both ends, one FaultNode (rds4j stack, TCP transport, Java and jars from the host filesystem)
-# in each namespace streaming to the other for NETEM_STREAM_MS. On the host afterwards: FaultCheck compares
-# the two nodes' summaries per direction (count, bytes, SHA-256 of the ordered stream, lost = duplicated =
-# reordered = corrupt = 0, at least MIN_MESSAGES delivered, and at least MIN_RETRANSMITTED of the sender's
-# messages retransmitted by RDS), the script checks that netem dropped packets (else no fault was injected),
-# and prints one FIGURES line and PASS or FAIL. Exit status 0 on PASS. A run much shorter than the default
-# 60 s, or with kills off (nothing then makes RDS retransmit), fails the floors by design.
+# in each namespace streaming to the other for NETEM_STREAM_MS. Then, in the same guest boot, the driver
+# phase: the same in fresh namespaces for NETEM_DRIVER_STREAM_MS, with node a a client (FaultNode --driver) of a
+# DriverNode in its namespace, so the connection that netem and ss -K hit is the driver's. On the host
+# afterwards, for each phase: FaultCheck compares the two nodes' summaries per direction (count, bytes, SHA-256
+# of the ordered stream, lost = duplicated = reordered = corrupt = 0, at least MIN_MESSAGES delivered (the driver
+# phase: DRIVER_MIN_MESSAGES), and at least MIN_RETRANSMITTED of the sender's messages retransmitted by RDS; in
+# the driver phase, node a's counters are its driver's), the script checks that netem dropped packets (else no
+# fault was injected), that ss -K destroyed sockets and that every process exited 0 (and, in the driver phase,
+# that node a's summary shows driver_clients_attached = 1), and prints the phase's FIGURES line and PASS or FAIL
+# ("netem-test: ..." and "netem-test (driver mode): ..."). Exit status 0 if both phases PASS. A run much
+# shorter than the defaults (60 s embedded, 30 s driver), or with kills off (nothing then makes RDS
+# retransmit), fails the floors by design.
 #
 #   usage: vm/netem-test.sh            (from anywhere; builds fault-tests if its jars are missing)
 #
 # Knobs: NETEM_ARGS (netem settings of each end) ["loss 5% duplicate 5% corrupt 1% delay 2ms 1ms"],
-# NETEM_STREAM_MS [60000], NETEM_MAX_SIZE (largest message) [2048], NETEM_KILL_EVERY_S (also destroy the
-# nodes' TCP connection with ss -K in the guest this often, so RDS reconnects and retransmits over the lossy
-# link; 0 = never) [5], NETEM_VM_TIMEOUT (s) [900], and the
-# RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/; with RDS4J_RECORD=1 the
-# small ones (the nodes' output with their summaries, check.txt, figures.txt, tc's statistics) are also copied
-# to the folder results/new-run.sh makes (results/README.md).
+# NETEM_STREAM_MS [60000], NETEM_DRIVER_STREAM_MS (the driver phase's; 0 = no driver phase) [30000],
+# NETEM_MAX_SIZE (largest message) [2048], NETEM_KILL_EVERY_S (also destroy the nodes' TCP connection with ss -K
+# in the guest this often, so RDS reconnects and retransmits over the lossy link; 0 = never) [5],
+# NETEM_VM_TIMEOUT (s) [900], and the RXE_VM_* knobs of run-in-rxe-vm.sh. Results: fault-tests/target/netem/run-<time>/, the driver phase's in its
+# driver/ folder; with RDS4J_RECORD=1 the small ones (the nodes' output with their summaries, check.txt,
+# figures.txt, tc's statistics; the driver's output) are also copied to the folder results/new-run.sh makes
+# (results/README.md).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 NETEM=${NETEM_ARGS:-loss 5% duplicate 5% corrupt 1% delay 2ms 1ms}
 STREAM_MS=${NETEM_STREAM_MS:-60000}
 MAX_SIZE=${NETEM_MAX_SIZE:-2048}
 KILL_EVERY_S=${NETEM_KILL_EVERY_S:-5}
+DRIVER_STREAM_MS=${NETEM_DRIVER_STREAM_MS:-30000}
 MODULE=$ROOT/fault-tests
 # Floors per direction. The slowest 60 s run recorded (single-threaded TCG, docs/reliability.md) delivered about
 # 22,000 messages each way; a quarter of it leaves room for a busy host, while a run that stalled for most of
@@ -34,6 +42,8 @@ MODULE=$ROOT/fault-tests
 # must have hit a connection with unacked messages, else the run never tested RDS's own recovery.
 MIN_MESSAGES=5000
 MIN_RETRANSMITTED=1
+# The driver phase streams half as long: half the floor, and the same retransmission floor.
+DRIVER_MIN_MESSAGES=2500
 
 jars() { ls "$MODULE"/target/fault-tests-*.jar 2>/dev/null | grep -v -- '-tests.jar' | head -1; }
 if [ -z "$(jars)" ] || [ ! -d "$MODULE/target/lib" ]; then
@@ -51,44 +61,74 @@ if [ "${RDS4J_RECORD:-}" = 1 ]; then
   RECORD=$(JAVA=$JAVA "$ROOT/results/new-run.sh" netem) || { echo "netem-test: FAIL: results/new-run.sh"; exit 1; }
   echo "netem-test: recording into $RECORD"
 fi
-echo "netem-test: netem '$NETEM' on both ends, stream $STREAM_MS ms, messages up to $MAX_SIZE B; results in $RESULTS"
+echo "netem-test: netem '$NETEM' on both ends, stream $STREAM_MS ms embedded, then $DRIVER_STREAM_MS ms with node a through a driver, messages up to $MAX_SIZE B; results in $RESULTS"
 T0=$(date +%s.%N)
 cd "$ROOT"
 RXE_VM_RW=$RESULTS RXE_VM_TIMEOUT=${NETEM_VM_TIMEOUT:-900} "$ROOT/vm/run-in-rxe-vm.sh" \
-  "bash '$ROOT/vm/netem-guest.sh' '$RESULTS' '$JAVA' '$CP' '$STREAM_MS' '$MAX_SIZE' '$NETEM' '$KILL_EVERY_S'"
+  "bash '$ROOT/vm/netem-guest.sh' '$RESULTS' '$JAVA' '$CP' '$STREAM_MS' '$MAX_SIZE' '$NETEM' '$KILL_EVERY_S' '$DRIVER_STREAM_MS'"
 GUEST_RC=$?
 T1=$(date +%s.%N)
 
-for side in a b; do
-  echo "--- node $side: last lines of its log ($RESULTS/node-$side.log)"; tail -n 3 "$RESULTS/node-$side.log" 2>/dev/null
-done
-"$JAVA" -cp "$CP" org.rds4j.faults.FaultCheck --min-messages $MIN_MESSAGES --min-retransmitted $MIN_RETRANSMITTED \
-  "$RESULTS/node-a.out" "$RESULTS/node-b.out" | tee "$RESULTS/check.txt"
-CHECK_RC=${PIPESTATUS[0]}
+# check_phase DIR LABEL MIN_MESSAGES DRIVER(0|1): checks one phase's results in DIR (FaultCheck with the floors,
+# netem dropped packets, ss -K destroyed sockets, every process exited 0; with DRIVER 1, node a went through its
+# driver), prints its FIGURES line and its verdict (also kept in DIR/figures.txt), and returns 0 on PASS
+check_phase() {
+  local d=$1 label=$2 min_messages=$3 driver=$4
+  for side in a b; do
+    echo "--- node $side: last lines of its log ($d/node-$side.log)"; tail -n 3 "$d/node-$side.log" 2>/dev/null
+  done
+  # in the driver phase node a's connections are its driver's, and so are their log lines
+  if [ "$driver" = 1 ]; then
+    echo "--- node a's driver: last lines of its log ($d/driver-a.log)"; tail -n 3 "$d/driver-a.log"
+  fi
+  "$JAVA" -cp "$CP" org.rds4j.faults.FaultCheck --min-messages $min_messages --min-retransmitted $MIN_RETRANSMITTED \
+    "$d/node-a.out" "$d/node-b.out" | tee "$d/check.txt"
+  local check_rc=${PIPESTATUS[0]}
 
-# figures: what netem did (tc -s: packets sent, dropped) and what TCP saw (retransmissions, checksum errors)
-tcfield() { sed -n "s/.*Sent [0-9]* bytes \([0-9]*\) pkt (dropped \([0-9]*\).*/\1 \2/p" "$RESULTS/tc-$1.txt" 2>/dev/null | head -1; }
-nstat1() { awk -v k="$2" '$1==k{print $2}' "$RESULTS/nstat-$1.txt" 2>/dev/null; }
-read -r PKT_A DROP_A <<< "$(tcfield a)"; read -r PKT_B DROP_B <<< "$(tcfield b)"
-RETRANS=$(( $(nstat1 a TcpRetransSegs || echo 0) + $(nstat1 b TcpRetransSegs || echo 0) )) 2>/dev/null
-CSUM=$(( $(nstat1 a TcpInCsumErrors || echo 0) + $(nstat1 b TcpInCsumErrors || echo 0) )) 2>/dev/null
-read -r KILL_ROUNDS KILLS < "$RESULTS/kills.txt" 2>/dev/null
-STREAM_S=$(awk '{printf "%.1f", $2 - $1}' "$RESULTS/times.txt" 2>/dev/null)
-echo "FIGURES netem-test: netem '$NETEM' on both ends; packets a->b ${PKT_A:-?} (netem dropped ${DROP_A:-?}), b->a ${PKT_B:-?} (dropped ${DROP_B:-?}); TCP retransmitted segments ${RETRANS:-?}, TCP checksum errors ${CSUM:-?}; ss -K every ${KILL_EVERY_S} s: ${KILL_ROUNDS:-?} rounds, ${KILLS:-?} sockets destroyed; $(grep -E '^(PASS|FAIL)' "$RESULTS/check.txt"); nodes ran ${STREAM_S:-?} s, whole run $(awk -v a="$T0" -v b="$T1" 'BEGIN{printf "%.0f", b - a}') s" | tee "$RESULTS/figures.txt"
+  # figures: what netem did (tc -s: packets sent, dropped) and what TCP saw (retransmissions, checksum errors)
+  tcfield() { sed -n "s/.*Sent [0-9]* bytes \([0-9]*\) pkt (dropped \([0-9]*\).*/\1 \2/p" "$d/tc-$1.txt" 2>/dev/null | head -1; }
+  nstat1() { awk -v k="$2" '$1==k{print $2}' "$d/nstat-$1.txt" 2>/dev/null; }
+  local pkt_a drop_a pkt_b drop_b retrans csum kill_rounds kills stream_s rc_a rc_b rc_d attached driver_ok=1
+  read -r pkt_a drop_a <<< "$(tcfield a)"; read -r pkt_b drop_b <<< "$(tcfield b)"
+  retrans=$(( $(nstat1 a TcpRetransSegs || echo 0) + $(nstat1 b TcpRetransSegs || echo 0) )) 2>/dev/null
+  csum=$(( $(nstat1 a TcpInCsumErrors || echo 0) + $(nstat1 b TcpInCsumErrors || echo 0) )) 2>/dev/null
+  read -r kill_rounds kills < "$d/kills.txt" 2>/dev/null
+  stream_s=$(awk '{printf "%.1f", $2 - $1}' "$d/times.txt" 2>/dev/null)
+  # the driver phase proves nothing unless node a's stack was its driver's: its summary's counters are then the
+  # driver's, which counted exactly one client
+  if [ "$driver" = 1 ]; then
+    attached=$(grep -o '"driver_clients_attached":[0-9]*' "$d/node-a.out" 2>/dev/null | cut -d: -f2)
+    [ "${attached:-0}" = 1 ] || driver_ok=0
+  fi
+  echo "FIGURES $label: netem '$NETEM' on both ends; packets a->b ${pkt_a:-?} (netem dropped ${drop_a:-?}), b->a ${pkt_b:-?} (dropped ${drop_b:-?}); TCP retransmitted segments ${retrans:-?}, TCP checksum errors ${csum:-?}; ss -K every ${KILL_EVERY_S} s: ${kill_rounds:-?} rounds, ${kills:-?} sockets destroyed; $(grep -E '^(PASS|FAIL)' "$d/check.txt"); ${attached+node a through its driver: driver_clients_attached ${attached:-?}; }nodes ran ${stream_s:-?} s, whole run $(awk -v a="$T0" -v b="$T1" 'BEGIN{printf "%.0f", b - a}') s" | tee "$d/figures.txt"
 
-# a run in which netem dropped nothing injected no fault: it proves nothing
-# (and, with kills on, a run in which ss -K destroyed nothing)
-FAULTS_OK=0; [ $(( ${DROP_A:-0} + ${DROP_B:-0} )) -gt 0 ] && FAULTS_OK=1
-[ "$KILL_EVERY_S" -gt 0 ] && [ "${KILLS:-0}" -eq 0 ] && FAULTS_OK=0
-if [ $GUEST_RC = 0 ] && [ "$CHECK_RC" = 0 ] && [ $FAULTS_OK = 1 ]; then
-  VERDICT="netem-test: PASS"
-else
-  VERDICT="netem-test: FAIL (guest exit $GUEST_RC, check exit $CHECK_RC, faults injected: $FAULTS_OK; see $RESULTS)"
+  # a run in which netem dropped nothing injected no fault: it proves nothing
+  # (and, with kills on, a run in which ss -K destroyed nothing)
+  local faults_ok=0; [ $(( ${drop_a:-0} + ${drop_b:-0} )) -gt 0 ] && faults_ok=1
+  [ "$KILL_EVERY_S" -gt 0 ] && [ "${kills:-0}" -eq 0 ] && faults_ok=0
+  # the processes' exit status (the guest's, per phase): nodes a and b, and node a's driver in driver mode
+  read -r rc_a rc_b rc_d < "$d/exit.txt" 2>/dev/null
+  local exits_ok=0; [ "${rc_a:-?}" = 0 ] && [ "${rc_b:-?}" = 0 ] && { [ "$driver" = 0 ] || [ "${rc_d:-?}" = 0 ]; } && exits_ok=1
+  if [ $exits_ok = 1 ] && [ "$check_rc" = 0 ] && [ $faults_ok = 1 ] && [ $driver_ok = 1 ]; then
+    VERDICT="$label: PASS"
+  else
+    VERDICT="$label: FAIL (guest exit $GUEST_RC, exit status of node a, node b${attached+, driver}: ${rc_a:-?} ${rc_b:-?}${attached+ ${rc_d:-?}}, check exit $check_rc, faults injected: $faults_ok${attached+, node a through its driver: $driver_ok}; see $d)"
+  fi
+  echo "$VERDICT" | tee -a "$d/figures.txt"
+  [[ $VERDICT == *PASS ]]
+}
+
+check_phase "$RESULTS" netem-test $MIN_MESSAGES 0; PASSED=$?
+if [ "$DRIVER_STREAM_MS" -gt 0 ]; then
+  check_phase "$RESULTS/driver" "netem-test (driver mode)" $DRIVER_MIN_MESSAGES 1 || PASSED=1
 fi
-echo "$VERDICT"
 if [ -n "$RECORD" ]; then
   cp "$RESULTS"/node-[ab].out "$RESULTS"/tc-[ab].txt "$RESULTS/check.txt" "$RESULTS/figures.txt" "$RECORD"/ 2>/dev/null
-  echo "$VERDICT" >> "$RECORD/figures.txt"
+  if [ "$DRIVER_STREAM_MS" -gt 0 ]; then
+    mkdir -p "$RECORD/driver"
+    cp "$RESULTS"/driver/node-[ab].out "$RESULTS"/driver/driver-a.out "$RESULTS"/driver/tc-[ab].txt \
+      "$RESULTS/driver/check.txt" "$RESULTS/driver/figures.txt" "$RECORD/driver"/ 2>/dev/null
+  fi
   echo "netem-test: recorded in $RECORD"
 fi
-[[ $VERDICT == *PASS ]]
+[ $PASSED = 0 ]
