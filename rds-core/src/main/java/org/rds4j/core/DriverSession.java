@@ -63,8 +63,11 @@ final class DriverSession
         /** Payload bytes the client sent through this socket; minus the socket's queued bytes: those released. */
         long accepted;
         long reportedReleased;
-        /** The client waits for a congested port to free: report the next change even if no bytes were released. */
-        boolean congestionWait;
+        /**
+         * The next {@code RELEASED} is owed even if no bytes were freed: the client waits for a congested port to
+         * free, or closed the socket (its reader frees the socket's receive queue when it reads the last report).
+         */
+        boolean reportOwed;
         /** Payload bytes handed to the client and not yet reported taken ({@code CONSUMED}): never more is released. */
         long unconsumed;
         /** The largest {@code SO_SNDBUF} the client set: what bounds the bytes it may have queued. */
@@ -308,7 +311,7 @@ final class DriverSession
                 sockets.remove(id);
                 entry.socket.close();
                 // a last report, so that the client's reader wakes and frees the socket's receive queue
-                entry.congestionWait = true;
+                entry.reportOwed = true;
                 reportReleased(entry);
                 break;
             default:
@@ -473,7 +476,7 @@ final class DriverSession
         {
             entry.socket.congestion().onRefusalReturned(destination);
         }
-        entry.congestionWait = true;
+        entry.reportOwed = true;
         final CongestionMap map = server.stack().congestionMap(destination.getAddress());
         if (map == null || !map.isCongested(destination.getPort()))
         {
@@ -730,10 +733,10 @@ final class DriverSession
     private void reportReleased(final Entry entry)
     {
         final long released = entry.accepted - entry.socket.sendQueuedBytes();
-        if (released != entry.reportedReleased || entry.congestionWait)
+        if (released != entry.reportedReleased || entry.reportOwed)
         {
             entry.reportedReleased = released;
-            entry.congestionWait = false;
+            entry.reportOwed = false;
             final int length = HEADER + 8;
             final int at = reserveOutput(length);
             DriverProtocol.putHeader(out, at, length, DriverProtocol.RELEASED, entry.id);

@@ -47,6 +47,8 @@ final class DriverSocket extends SocketBase
 
     // The reader only.
     private long released;
+    /** Listed to have its receivers woken at the end of the reader's batch of frames. */
+    boolean wakePending;
 
     DriverSocket(final DriverStack stack, final int id)
     {

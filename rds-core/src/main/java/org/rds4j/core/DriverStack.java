@@ -667,7 +667,9 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 }
                 for (int i = 0, n = woken.size(); i < n; i++)
                 {
-                    woken.get(i).wakeReceivers();
+                    final DriverSocket socket = woken.get(i);
+                    socket.wakePending = false;
+                    socket.wakeReceivers();
                 }
                 woken.clear();
                 DriverSocket done;
@@ -738,8 +740,9 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             case DriverProtocol.DELIVER:
                 if (socket.deliver(addresses.get(in, body), in, body + ADDRESS, length - HEADER - ADDRESS) &&
-                    !woken.contains(socket))
+                    !socket.wakePending)
                 {
+                    socket.wakePending = true;
                     woken.add(socket);
                 }
                 break;

@@ -234,16 +234,11 @@ final class RdsSocketImpl extends SocketBase
             return RdsResult.ENOTCONN;
         }
         final int length = src.remaining();
-        if (outboundSlots.incrementAndGet() > outbound.capacity())
+        if (!takeOutboundSlot())
         {
-            outboundSlots.decrementAndGet();
             return RdsResult.EAGAIN;
         }
-        final long queued = sendQueued.getAndAdd(length);
-        final Message message = newMessage(destination, length, local.getPort(), queued);
-        message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
-        outbound.offer(message); // never full: the slot is taken
-        src.position(src.limit());
+        queue(src, destination, length, local.getPort(), sendQueued.getAndAdd(length));
         stack.wakeAgent();
         return length;
     }
@@ -292,11 +287,29 @@ final class RdsSocketImpl extends SocketBase
         {
             return (int)queued;
         }
+        queue(src, destination, length, sport, queued);
+        return length;
+    }
+
+    /** Copies the payload into a message and queues it to the agent; a slot in {@link #outbound} is taken. */
+    private void queue(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport,
+        final long queued)
+    {
         final Message message = newMessage(destination, length, sport, queued);
         message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
-        outbound.offer(message); // never full: reserve took a slot
+        outbound.offer(message); // never full: the slot is taken
         src.position(src.limit());
-        return length;
+    }
+
+    /** @return whether a place in {@link #outbound} was taken (false: it is full). */
+    private boolean takeOutboundSlot()
+    {
+        if (outboundSlots.incrementAndGet() > outbound.capacity())
+        {
+            outboundSlots.decrementAndGet();
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -313,9 +326,8 @@ final class RdsSocketImpl extends SocketBase
         {
             return queued;
         }
-        if (outboundSlots.incrementAndGet() > outbound.capacity())
+        if (!takeOutboundSlot())
         {
-            outboundSlots.decrementAndGet();
             sendQueued.addAndGet(-length);
             counters.sendQueueFull.increment();
             return RdsResult.EAGAIN;
