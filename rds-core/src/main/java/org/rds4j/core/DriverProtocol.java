@@ -9,8 +9,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
- * The frames between a driver and its clients, over the driver's UNIX domain socket: one stream per client
- * process. Little-endian. Every frame starts with a 12-byte header:
+ * The frames between a driver and its clients: one UNIX domain socket connection per client process, and from the
+ * client also its ring in shared memory ({@link DriverRing}). Little-endian. Every frame starts with a 12-byte
+ * header:
  * <pre>
  *   0  int   length   the whole frame, header included
  *   4  byte  type
@@ -18,9 +19,17 @@ import java.net.InetSocketAddress;
  *   8  int   socket   the client's number for the socket; 0 for frames about no socket
  * </pre>
  * An address takes 24 bytes: its length (4 or 16) in one byte, three zero bytes, the port as an int, then 16
- * bytes with the address first. Client to driver (the body after the header):
+ * bytes with the address first.
+ * <p>
+ * Client to driver (the body after the header). After HELLO, the client numbers its frames 1, 2, ... (wrapping to 1
+ * after {@code Integer.MAX_VALUE}) and writes each either into its ring, as a record of that number, or on the
+ * connection after a SEQ frame with the number; the driver runs them in that order.
  * <pre>
- *   HELLO     int version, int 0, long pid                  first frame, socket 0
+ *   HELLO     int version, int 0, long pid                  first frame, socket 0, on the connection
+ *   SEQ       int number, int 0                             socket 0, on the connection: the frame after it has
+ *                                                           this number
+ *   DOORBELL  -                                             socket 0, on the connection: the ring has frames for
+ *                                                           a sleeping driver
  *   OPEN      int SO_SNDBUF, int SO_RCVBUF                  a new socket
  *   BIND      int call, int transport ordinal, address      replied
  *   OPTION    int call, int option, long value              replied: SO_SNDBUF, SO_RCVBUF, RDS_CONG_MONITOR
@@ -36,7 +45,8 @@ import java.net.InetSocketAddress;
  * </pre>
  * Driver to client:
  * <pre>
- *   WELCOME   int version, int 0, long pid, long start (epoch ms), the allow-list as UTF-8 text
+ *   WELCOME   int version, int n, long pid, long start (epoch ms), the ring's file name in the driver's
+ *             directory (n bytes of UTF-8), the allow-list as UTF-8 text
  *   REPLY     int call, int result, long value, UTF-8 text
  *   DELIVER   address (the sender), payload
  *   NOTIFY    int kind, int 0, address
@@ -48,7 +58,7 @@ import java.net.InetSocketAddress;
  */
 final class DriverProtocol
 {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final String SOCKET_FILE = "driver.sock";
 
     static final int HEADER = 12;
@@ -72,6 +82,8 @@ final class DriverProtocol
     static final byte CONG_WAIT = 10;
     static final byte QUERY = 11;
     static final byte PEERS = 12;
+    static final byte SEQ = 13;
+    static final byte DOORBELL = 14;
     // driver to client
     static final byte WELCOME = 64;
     static final byte REPLY = 65;
@@ -117,6 +129,10 @@ final class DriverProtocol
                 return socket == 0 && body == 16 && buffer.getInt(b + 4) == 0 ? null : "bad HELLO";
             case QUERY:
                 return socket == 0 && body == 8 ? null : "bad QUERY";
+            case SEQ:
+                return socket == 0 && body == 8 && buffer.getInt(b) > 0 && buffer.getInt(b + 4) == 0 ? null : "bad SEQ";
+            case DOORBELL:
+                return socket == 0 && body == 0 ? null : "bad DOORBELL";
             case PEERS:
                 return socket == 0 && body == 8 && (buffer.getInt(b) & ~1) == 0 && buffer.getInt(b + 4) == 0 ? null :
                     "bad PEERS";

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -19,6 +20,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -38,13 +40,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>
  * Files in the directory, its user's only (or its group's too): {@code driver.lock} (held while the driver runs, so
  * that a second driver in the directory fails and a dead one's files are replaced), {@code driver.sock} (where
- * clients connect) and {@code congestion} ({@link CongestionBoard}: the stack's congestion maps, which clients read
- * to refuse a send to a congested port at once).
+ * clients connect), {@code congestion} ({@link CongestionBoard}: the stack's congestion maps, which clients read
+ * to refuse a send to a congested port at once), and for a moment per client its ring ({@link DriverRing}), whose
+ * name the client deletes once it has mapped it.
  * <p>
  * Threads: the stack's own, and one conductor ({@code rds4j-driver-<name>}) that waits in a NIO selector on the
- * listening socket and the clients' connections, runs their frames against the stack's sockets and writes what
- * those sockets deliver back to the clients. The stack wakes it through each socket's watcher ({@link #signal});
- * it never spins. A client whose connection ends (it exited or was killed) is noticed at once: its sockets are
+ * listening socket and the clients' connections, runs their frames (from their rings and connections) against the
+ * stack's sockets and writes what those sockets deliver back to the clients. It reads the rings again as long as a
+ * read finds frames to run, and otherwise sleeps in the selector: the stack wakes it through each socket's watcher
+ * ({@link #signal}), a client through its ring's doorbell. It never spins. A client whose connection ends (it exited or was killed) is noticed at once: its sockets are
  * closed, so their ports are free and what they had queued is dropped.
  */
 public final class DriverServer implements AutoCloseable
@@ -53,6 +57,7 @@ public final class DriverServer implements AutoCloseable
     private static final String LOCK_FILE = "driver.lock";
 
     private final Path directory;
+    private final boolean groupAccess;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final CongestionBoard board;
@@ -66,11 +71,14 @@ public final class DriverServer implements AutoCloseable
     private final MpscUnboundedArrayQueue<DriverSession.Entry> signalled = new MpscUnboundedArrayQueue<>(256);
     private final MpscUnboundedArrayQueue<Runnable> tasks = new MpscUnboundedArrayQueue<>(64);
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    /** The conductor will look at its queues and the rings again before it sleeps: nobody need wake it. */
+    private volatile boolean conductorAwake = true;
     private volatile boolean running = true;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     // Conductor only.
     private final List<DriverSession> sessions = new ArrayList<>();
+    private long ringNumber;
 
     // Counters: the conductor writes, any thread reads.
     final AtomicLong clientsAttached = new AtomicLong();
@@ -82,6 +90,7 @@ public final class DriverServer implements AutoCloseable
         final boolean groupAccess) throws IOException
     {
         this.directory = directory;
+        this.groupAccess = groupAccess;
         DriverFiles.prepareDirectory(directory, groupAccess);
         final Path lockFile = directory.resolve(LOCK_FILE);
         lockChannel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -103,6 +112,7 @@ public final class DriverServer implements AutoCloseable
                 options.congestionMaps(madeBoard::create));
             final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
             Files.deleteIfExists(socketFile); // a dead driver's: the lock says none runs
+            deleteRings(); // a dead driver's clients' rings that they never mapped
             madeListener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             madeListener.bind(UnixDomainSocketAddress.of(socketFile));
             DriverFiles.restrict(socketFile, groupAccess);
@@ -146,6 +156,17 @@ public final class DriverServer implements AutoCloseable
         conductor.setDaemon(true);
         conductor.start();
         LOG.info("driver {} serving {} (pid {})", config.name(), directory, ProcessHandle.current().pid());
+    }
+
+    private void deleteRings() throws IOException
+    {
+        try (DirectoryStream<Path> rings = Files.newDirectoryStream(directory, "client-*.ring"))
+        {
+            for (final Path ring : rings)
+            {
+                Files.deleteIfExists(ring);
+            }
+        }
     }
 
     /** @return the lock, or null if another driver holds it (in another process, or in this one). */
@@ -205,6 +226,18 @@ public final class DriverServer implements AutoCloseable
         return directory;
     }
 
+    /** @return whether the directory's group may use the driver too. */
+    boolean groupAccess()
+    {
+        return groupAccess;
+    }
+
+    /** Conductor: a number for a client's ring file, new in this directory while the driver runs. */
+    long nextRingNumber()
+    {
+        return ++ringNumber;
+    }
+
     /** @return when the driver started, in epoch milliseconds: a restarted driver is another one. */
     long startedMillis()
     {
@@ -256,7 +289,9 @@ public final class DriverServer implements AutoCloseable
 
     private void wakeConductor()
     {
-        if (wakeupPending.compareAndSet(false, true))
+        // the caller's offer before this load: a conductor going to sleep stores, then looks at the queues
+        VarHandle.fullFence();
+        if (!conductorAwake && wakeupPending.compareAndSet(false, true))
         {
             selector.wakeup();
         }
@@ -268,8 +303,28 @@ public final class DriverServer implements AutoCloseable
         {
             while (running)
             {
-                selector.select();
-                wakeupPending.set(false);
+                if (drainRings())
+                {
+                    selector.selectNow(); // busy: the clients' rings are read again at once
+                }
+                else
+                {
+                    // from here whoever queues work wakes the selector, and the clients ring a doorbell for frames
+                    // they write; what was queued or written before is seen here
+                    conductorAwake = false;
+                    wakeupPending.set(false);
+                    sleeping(true);
+                    if (drainRings() || !signalled.isEmpty() || !tasks.isEmpty())
+                    {
+                        selector.selectNow();
+                    }
+                    else
+                    {
+                        selector.select();
+                    }
+                    conductorAwake = true;
+                    sleeping(false);
+                }
                 final Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
                 while (keys.hasNext())
                 {
@@ -315,6 +370,25 @@ public final class DriverServer implements AutoCloseable
                 session.end(null);
             }
             stopped.countDown();
+        }
+    }
+
+    /** @return true if a frame of any client's ring ran. */
+    private boolean drainRings()
+    {
+        boolean ran = false;
+        for (int i = sessions.size() - 1; i >= 0; i--)
+        {
+            ran |= sessions.get(i).drainRing(); // a session that ends removes only itself
+        }
+        return ran;
+    }
+
+    private void sleeping(final boolean asleep)
+    {
+        for (int i = 0, n = sessions.size(); i < n; i++)
+        {
+            sessions.get(i).sleeping(asleep);
         }
     }
 

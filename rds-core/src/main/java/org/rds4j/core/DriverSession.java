@@ -1,6 +1,8 @@
 package org.rds4j.core;
 
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
@@ -20,6 +22,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -31,9 +35,10 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * A driver's side of one client process: its connection, its sockets (each a socket of the driver's stack) and
  * the frames both ways.
  * <p>
- * Reading: frames are checked ({@link DriverProtocol#checkClientFrame}) and run in order. A send the stack cannot
- * take yet (its socket's queue to the agent is full) stops the reading of this client until the agent has taken
- * some; the client's own send buffer, which this session mirrors, bounds what it can have sent meanwhile.
+ * Reading: frames come from the client's ring ({@link DriverRing}) and its connection; each is checked
+ * ({@link DriverProtocol#checkClientFrame}) and run in the client's order, by number ({@link #drain}). A send the
+ * stack cannot take yet (its socket's queue to the agent is full) stops the reading of this client until the agent
+ * has taken some; the client's own send buffer, which this session mirrors, bounds what it can have sent meanwhile.
  * <p>
  * Writing: what the stack's sockets deliver goes into one output buffer, written when the channel takes it. A
  * message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
@@ -53,6 +58,7 @@ final class DriverSession
     /** Above this much output not yet written, sockets are not polled. */
     private static final int OUTPUT_HIGH = 1 << 20;
     private static final int POLL_BATCH = 64;
+    private static final int GROWN = -2;
 
     /** A client's socket. */
     final class Entry implements SocketWatcher
@@ -118,6 +124,19 @@ final class DriverSession
     private UnsafeBuffer in = new UnsafeBuffer(input);
     /** A view of {@link #input} handed to the stack's send as a frame's payload. */
     private ByteBuffer payload = input.duplicate();
+    /** The client's ring, from its HELLO until the session ends; and a view of it for payloads. */
+    private DriverRing ring;
+    private ByteBuffer ringView;
+    private Path ringFile;
+    /** A ring read is under way: its memory is freed after it, not by an end meanwhile. */
+    private boolean readingRing;
+    private final ControlledMessageHandler ringFrame = this::ringFrame;
+    private int ranFromRing;
+    /** The number of the client's next frame to run. */
+    private int nextFrame = 1;
+    /** Where the frame being run is: the input or the ring, and a view of the same memory for its payload. */
+    private UnsafeBuffer src;
+    private ByteBuffer srcView;
     /** The socket whose send waits for room in its queue to the agent: reading stops until it has some. */
     private Entry blockedOn;
 
@@ -183,53 +202,234 @@ final class DriverSession
     private void read() throws IOException
     {
         final int read = channel.read(input);
+        drain(); // at the end too: what the client wrote before it went is run first
         if (read < 0)
         {
             end(null);
             return;
         }
-        runFrames();
         flush();
     }
 
-    /** Runs the whole frames in the input, in order, until one must wait. */
-    private void runFrames() throws IOException
+    /** Conductor, under the lock: runs what the client's ring holds (and its connection's input); true if any ran. */
+    boolean drainRing()
     {
-        int position = 0;
-        final int limit = input.position();
-        while (!ended && blockedOn == null && limit - position >= 4)
+        lock.lock();
+        try
         {
-            final int length = in.getInt(position);
-            if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+            if (ended || ring == null)
             {
-                end("frame length " + length);
-                return;
+                return false;
             }
-            if (limit - position < length)
+            final boolean ran = drain() > 0;
+            flush();
+            return ran;
+        }
+        catch (final IOException ex)
+        {
+            end(null);
+            return false;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Conductor: it is about to sleep, so the client must ring (true), or it is awake (false). */
+    void sleeping(final boolean asleep)
+    {
+        final DriverRing r = ring;
+        if (r != null && !ended)
+        {
+            r.sleeping(asleep);
+        }
+    }
+
+    /**
+     * Runs the client's frames in their order, from the connection's input and the ring, until the next is not here
+     * yet or must wait (a send with no room).
+     *
+     * @return how many ran.
+     */
+    private int drain() throws IOException
+    {
+        int ran = 0;
+        while (!ended && blockedOn == null)
+        {
+            int now = runConnectionFrames();
+            if (!ended && blockedOn == null && ring != null)
             {
-                if (length > input.capacity())
-                {
-                    grow(length, position, limit);
-                    return;
-                }
+                now += runRingFrames();
+            }
+            if (now == 0)
+            {
                 break;
             }
-            final String problem = DriverProtocol.checkClientFrame(in, position, length);
-            if (problem != null)
+            ran += now;
+        }
+        return ran;
+    }
+
+    /** Runs the whole frames in the input whose turn it is, in order, until one must wait; returns how many ran. */
+    private int runConnectionFrames() throws IOException
+    {
+        int ran = 0;
+        int position = 0;
+        final int limit = input.position();
+        while (!ended && blockedOn == null)
+        {
+            final int length = wholeFrame(position, limit, position);
+            if (length == GROWN)
             {
-                end(problem);
-                return;
+                return ran;
             }
-            if (!run(position, length))
+            if (length <= 0)
+            {
+                break;
+            }
+            final byte type = in.getByte(position + DriverProtocol.TYPE_OFFSET);
+            if (type == DriverProtocol.DOORBELL)
+            {
+                position += length; // it woke the conductor: that was all
+                continue;
+            }
+            if (pid == 0 || type != DriverProtocol.SEQ)
+            {
+                src = in;
+                srcView = payload;
+                if (pid != 0)
+                {
+                    end("a frame without its SEQ");
+                    break;
+                }
+                run(position, length); // the HELLO, or the end for anything else
+                position += length;
+                ran++;
+                continue;
+            }
+            final int at = position + length;
+            final int frameLength = wholeFrame(at, limit, position);
+            if (frameLength == GROWN)
+            {
+                return ran;
+            }
+            if (frameLength <= 0 || in.getInt(position + HEADER) != nextFrame)
+            {
+                break; // the frame is not all here, or an earlier one is in the ring
+            }
+            src = in;
+            srcView = payload;
+            if (!run(at, frameLength))
             {
                 break; // the frame waits: run again when its socket has room
             }
-            position += length;
+            nextFrame = next(nextFrame);
+            position = at + frameLength;
+            ran++;
         }
         if (!ended)
         {
             compact(position, limit);
         }
+        return ran;
+    }
+
+    /**
+     * @param from where the input's unread bytes start: the input is grown from there for a frame longer than it.
+     * @return the length of the checked whole frame at {@code position}, 0 if it is not all here, {@link #GROWN} if
+     *         it is not and the input was grown (its bytes from {@code from} now start it), or -1 if the session ended
+     *         on it.
+     */
+    private int wholeFrame(final int position, final int limit, final int from)
+    {
+        if (limit - position < 4)
+        {
+            return 0;
+        }
+        final int length = in.getInt(position);
+        if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+        {
+            end("frame length " + length);
+            return -1;
+        }
+        if (limit - position < length)
+        {
+            if (position - from + length > input.capacity())
+            {
+                grow(position - from + length, from, limit);
+                return GROWN;
+            }
+            return 0;
+        }
+        final String problem = DriverProtocol.checkClientFrame(in, position, length);
+        if (problem != null)
+        {
+            end(problem);
+            return -1;
+        }
+        return length;
+    }
+
+    /** Runs the ring's frames whose turn it is; returns how many ran. */
+    private int runRingFrames()
+    {
+        ranFromRing = 0;
+        readingRing = true;
+        try
+        {
+            ring.read(ringFrame, POLL_BATCH);
+        }
+        catch (final RuntimeException ex)
+        {
+            end("unreadable ring: " + ex); // the client wrote over the ring's structure
+        }
+        finally
+        {
+            readingRing = false;
+            if (ended)
+            {
+                freeRing();
+            }
+        }
+        return ranFromRing;
+    }
+
+    private ControlledMessageHandler.Action ringFrame(final int number, final MutableDirectBuffer buffer,
+        final int index, final int length)
+    {
+        if (ended || blockedOn != null || number != nextFrame)
+        {
+            return ControlledMessageHandler.Action.ABORT; // the frame after: over the connection, not here yet
+        }
+        final String problem = DriverProtocol.checkClientFrame(buffer, index, length);
+        if (problem != null)
+        {
+            end(problem);
+            return ControlledMessageHandler.Action.ABORT;
+        }
+        src = (UnsafeBuffer)buffer;
+        srcView = ringView;
+        try
+        {
+            if (!run(index, length))
+            {
+                return ControlledMessageHandler.Action.ABORT; // waits for room, and is read again then
+            }
+        }
+        catch (final IOException ex)
+        {
+            end(null);
+            return ControlledMessageHandler.Action.ABORT;
+        }
+        nextFrame = next(nextFrame);
+        ranFromRing++;
+        return ControlledMessageHandler.Action.CONTINUE;
+    }
+
+    private static int next(final int number)
+    {
+        return number == Integer.MAX_VALUE ? 1 : number + 1;
     }
 
     private void compact(final int position, final int limit)
@@ -254,8 +454,8 @@ final class DriverSession
     /** @return false if the frame must wait (a send with no room), else true. */
     private boolean run(final int offset, final int length) throws IOException
     {
-        final byte type = in.getByte(offset + DriverProtocol.TYPE_OFFSET);
-        final int id = in.getInt(offset + DriverProtocol.SOCKET_OFFSET);
+        final byte type = src.getByte(offset + DriverProtocol.TYPE_OFFSET);
+        final int id = src.getInt(offset + DriverProtocol.SOCKET_OFFSET);
         final int body = offset + HEADER;
         if (pid == 0 && type != DriverProtocol.HELLO)
         {
@@ -268,13 +468,17 @@ final class DriverSession
                 hello(body);
                 return true;
             case DriverProtocol.QUERY:
-                query(in.getInt(body), in.getInt(body + 4));
+                query(src.getInt(body), src.getInt(body + 4));
                 return true;
             case DriverProtocol.OPEN:
-                open(id, in.getInt(body), in.getInt(body + 4));
+                open(id, src.getInt(body), src.getInt(body + 4));
                 return true;
             case DriverProtocol.PEERS:
-                peerEvents = in.getInt(body) != 0;
+                peerEvents = src.getInt(body) != 0;
+                return true;
+            case DriverProtocol.SEQ:
+            case DriverProtocol.DOORBELL:
+                end("a " + (type == DriverProtocol.SEQ ? "SEQ" : "DOORBELL") + " in the ring");
                 return true;
             default:
                 break;
@@ -290,22 +494,22 @@ final class DriverSession
             case DriverProtocol.SEND:
                 return send(entry, body, offset + length);
             case DriverProtocol.BIND:
-                bind(entry, in.getInt(body), in.getInt(body + 4), addresses.get(in, body + 8));
+                bind(entry, src.getInt(body), src.getInt(body + 4), addresses.get(src, body + 8));
                 break;
             case DriverProtocol.OPTION:
-                option(entry, in.getInt(body), in.getInt(body + 4), in.getLong(body + 8));
+                option(entry, src.getInt(body), src.getInt(body + 4), src.getLong(body + 8));
                 break;
             case DriverProtocol.CANCEL:
-                final int cancelled = entry.socket.cancelSentTo(addresses.get(in, body + 8));
+                final int cancelled = entry.socket.cancelSentTo(addresses.get(src, body + 8));
                 // the freed bytes first: when the client's cancel returns, its send buffer has them back
                 reportReleased(entry);
-                reply(in.getInt(body), cancelled, 0, null);
+                reply(src.getInt(body), cancelled, 0, null);
                 break;
             case DriverProtocol.CONG_WAIT:
-                congestionWait(entry, in.getInt(body) != 0, addresses.get(in, body + 8));
+                congestionWait(entry, src.getInt(body) != 0, addresses.get(src, body + 8));
                 break;
             case DriverProtocol.CONSUMED:
-                consumed(entry, in.getLong(body));
+                consumed(entry, src.getLong(body));
                 break;
             case DriverProtocol.CLOSE:
                 sockets.remove(id);
@@ -322,23 +526,39 @@ final class DriverSession
 
     private void hello(final int body) throws IOException
     {
-        if (pid != 0 || in.getInt(body) != DriverProtocol.VERSION || in.getLong(body + 8) <= 0)
+        if (pid != 0 || src.getInt(body) != DriverProtocol.VERSION || src.getLong(body + 8) <= 0)
         {
-            end(pid != 0 ? "second HELLO" : "protocol version " + in.getInt(body));
+            end(pid != 0 ? "second HELLO" : "protocol version " + src.getInt(body));
             return;
         }
-        pid = in.getLong(body + 8);
+        final long clientPid = src.getLong(body + 8);
+        final String ringName = "client-" + clientPid + "-" + server.nextRingNumber() + ".ring";
+        try
+        {
+            ringFile = server.directory().resolve(ringName);
+            ring = DriverRing.create(ringFile, server.groupAccess());
+            ringView = ring.view();
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("driver: cannot make a ring for client pid {}: {}", clientPid, ex.toString());
+            end(null);
+            return;
+        }
+        pid = clientPid;
         server.clientsAttached.incrementAndGet();
+        final byte[] name = ringName.getBytes(StandardCharsets.UTF_8);
         final byte[] allowed = String.join(",", server.stack().config().allowedPeers().entries())
             .getBytes(StandardCharsets.UTF_8);
-        final int length = HEADER + 24 + allowed.length;
+        final int length = HEADER + 24 + name.length + allowed.length;
         final int at = reserveOutput(length);
         final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.WELCOME, 0);
         out.putInt(b, DriverProtocol.VERSION);
-        out.putInt(b + 4, 0);
+        out.putInt(b + 4, name.length);
         out.putLong(b + 8, ProcessHandle.current().pid());
         out.putLong(b + 16, server.startedMillis());
-        out.putBytes(b + 24, allowed);
+        out.putBytes(b + 24, name);
+        out.putBytes(b + 24 + name.length, allowed);
         output.position(at + length);
         LOG.debug("driver: client pid {} attached", pid);
     }
@@ -445,9 +665,9 @@ final class DriverSession
 
     private boolean send(final Entry entry, final int body, final int end)
     {
-        final InetSocketAddress destination = addresses.get(in, body);
-        payload.limit(end).position(body + ADDRESS);
-        final int length = payload.remaining();
+        final InetSocketAddress destination = addresses.get(src, body);
+        srcView.limit(end).position(body + ADDRESS);
+        final int length = srcView.remaining();
         if (entry.socket.sendQueuedBytes() >= 2L * entry.largestSendBuffer)
         {
             // a client that admits as it must never gets here (its count is at least this one, and a send is
@@ -456,7 +676,7 @@ final class DriverSession
             end("send buffer overrun on socket " + entry.id);
             return true;
         }
-        final int result = entry.socket.sendAdmitted(payload, destination);
+        final int result = entry.socket.sendAdmitted(srcView, destination);
         if (result == RdsResult.EAGAIN)
         {
             blockedOn = entry;
@@ -563,7 +783,7 @@ final class DriverSession
             if (blockedOn == entry)
             {
                 blockedOn = null;
-                runFrames();
+                drain();
                 if (ended)
                 {
                     return;
@@ -842,6 +1062,10 @@ final class DriverSession
                 dropped);
         }
         sockets.clear();
+        if (!readingRing)
+        {
+            freeRing();
+        }
         if (key != null)
         {
             key.cancel();
@@ -855,6 +1079,29 @@ final class DriverSession
             LOG.debug("close failed", ex);
         }
         server.ended(this, cutOff);
+    }
+
+    /** Unmaps the client's ring, and deletes its file if the client did not get to. */
+    private void freeRing()
+    {
+        if (ring != null)
+        {
+            ring.free();
+            ring = null;
+            ringView = null;
+        }
+        if (ringFile != null)
+        {
+            try
+            {
+                Files.deleteIfExists(ringFile);
+            }
+            catch (final IOException ex)
+            {
+                LOG.debug("cannot delete {}", ringFile, ex);
+            }
+            ringFile = null;
+        }
     }
 
     /** A socket's events, queued as NOTIFY frames in order with its messages (listeners run inside its poll). */

@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,7 +47,8 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * are sockets of the driver's stack; this process keeps what a call must answer at once: each socket's send-buffer
  * count, its receive queue and options, and a read-only view of the driver's congestion maps.
  * <p>
- * Threads: application threads write frames to the driver under {@link #writeLock}; one reader thread
+ * Threads: application threads write frames to the driver under {@link #writeLock}, into the ring the driver made
+ * for this process ({@link DriverRing}) or, when a frame does not fit there, on the connection; one reader thread
  * ({@code rds4j-driver-client-<name>}) blocks reading the driver's frames and hands them to the sockets: replies to
  * the calls waiting for them, messages and events to the receive queues, released bytes to the send buffers. When
  * the driver's connection ends (it exited or was killed) the reader marks the stack gone and wakes every waiting
@@ -71,7 +73,14 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final ReentrantLock writeLock = new ReentrantLock();
     private final ByteBuffer frame = ByteBuffer.allocateDirect(HEADER + ADDRESS + 64);
     private final UnsafeBuffer frameBuffer = new UnsafeBuffer(frame);
-    private final ByteBuffer[] sendFrame = new ByteBuffer[2];
+    /** A SEQ frame, before a frame that goes over the connection; or a DOORBELL. */
+    private final ByteBuffer control = ByteBuffer.allocateDirect(HEADER + 8);
+    private final UnsafeBuffer controlBuffer = new UnsafeBuffer(control);
+    private final ByteBuffer[] gather = new ByteBuffer[3];
+    /** The client's frames to the driver, in shared memory. */
+    private final DriverRing ring;
+    /** The number of the last frame written (DriverProtocol: frames are run in their order by number). */
+    private int frameNumber;
 
     // Application threads and the reader.
     /** The sockets by number: replaced whole under {@link #writeLock} (rare), read by the reader without a lock. */
@@ -120,8 +129,18 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 throw new IOException("the driver in " + directory + " speaks another protocol");
             }
             driverPid = w.getLong(HEADER + 8);
-            final byte[] allowed = new byte[w.getInt(0) - HEADER - 24];
-            w.getBytes(HEADER + 24, allowed);
+            final int nameLength = w.getInt(HEADER + 4);
+            if (nameLength <= 0 || nameLength > w.getInt(0) - HEADER - 24)
+            {
+                throw new IOException("the driver in " + directory + " sent a bad WELCOME");
+            }
+            final byte[] name = new byte[nameLength];
+            w.getBytes(HEADER + 24, name);
+            final Path ringFile = directory.resolve(new String(name, StandardCharsets.UTF_8));
+            ring = DriverRing.attach(ringFile);
+            Files.delete(ringFile); // mapped: nothing is left behind when either process dies
+            final byte[] allowed = new byte[w.getInt(0) - HEADER - 24 - nameLength];
+            w.getBytes(HEADER + 24 + nameLength, allowed);
             final String entries = new String(allowed, StandardCharsets.UTF_8);
             allowedPeers = entries.isEmpty() ? PeerAllowList.ALL : PeerAllowList.of(entries.split(","));
             welcome.limit(welcome.position()).position(w.getInt(0));
@@ -421,6 +440,15 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             channel.close();
             reader.join(10_000);
+            writeLock.lock(); // no writer is still in the ring
+            try
+            {
+                ring.free();
+            }
+            finally
+            {
+                writeLock.unlock();
+            }
         }
         catch (final IOException ex)
         {
@@ -484,24 +512,78 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         }
     }
 
-    /**
-     * Under {@link #writeLock}: writes {@code length} bytes of {@link #frame} (a frame the caller built in
-     * {@link #frameBuffer}); a failed write means the driver is gone.
-     */
+    /** Under {@link #writeLock}: writes the frame of {@code length} bytes the caller built in {@link #frameBuffer}. */
     private void writeFrame(final int length) throws RdsException
     {
-        frame.clear().limit(length);
+        submit(length, null);
+    }
+
+    /**
+     * Under {@link #writeLock}: gives the frame whose first {@code headLength} bytes are in {@link #frameBuffer} and
+     * whose rest is {@code payload} (or null; its bytes are not consumed) the next number, and writes it into the
+     * ring, ringing the doorbell if the driver sleeps; or, if it does not fit there now, on the connection after a
+     * SEQ frame. A failed write means the driver is gone.
+     */
+    private void submit(final int headLength, final ByteBuffer payload) throws RdsException
+    {
+        ensureAttached(); // under the lock: a closed stack's ring is unmapped
+        frameNumber = frameNumber == Integer.MAX_VALUE ? 1 : frameNumber + 1;
+        if (ring.offer(frameNumber, frameBuffer, headLength, payload))
+        {
+            if (ring.takeDoorbell())
+            {
+                DriverProtocol.putHeader(controlBuffer, 0, HEADER, DriverProtocol.DOORBELL, 0);
+                control.clear().limit(HEADER);
+                gather[0] = control;
+                write(1);
+            }
+            return;
+        }
+        final int b = DriverProtocol.putHeader(controlBuffer, 0, HEADER + 8, DriverProtocol.SEQ, 0);
+        controlBuffer.putInt(b, frameNumber);
+        controlBuffer.putInt(b + 4, 0);
+        control.clear();
+        frame.clear().limit(headLength);
+        gather[0] = control;
+        gather[1] = frame;
+        gather[2] = payload;
+        final int start = payload == null ? 0 : payload.position();
         try
         {
-            while (frame.hasRemaining())
+            write(payload == null ? 2 : 3);
+        }
+        finally
+        {
+            if (payload != null)
             {
-                channel.write(frame);
+                payload.position(start); // as after the ring: the caller consumes it
+            }
+        }
+    }
+
+    /** Under {@link #writeLock}: writes the first {@code count} buffers of {@link #gather} whole to the driver. */
+    private void write(final int count) throws RdsException
+    {
+        long left = 0;
+        for (int i = 0; i < count; i++)
+        {
+            left += gather[i].remaining();
+        }
+        try
+        {
+            while (left > 0)
+            {
+                left -= channel.write(gather, 0, count);
             }
         }
         catch (final IOException ex)
         {
             lost("cannot write to the driver: " + ex.getMessage());
             throw goneException();
+        }
+        finally
+        {
+            gather[2] = null;
         }
     }
 
@@ -565,7 +647,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         }
     }
 
-    /** A SEND: header and address from {@link #frame}, then the payload, in one gathering write. */
+    /** A SEND: header and address, then the payload, which is consumed. */
     void writeSend(final int socket, final InetSocketAddress destination, final ByteBuffer payload)
         throws RdsException
     {
@@ -576,25 +658,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             final int length = HEADER + ADDRESS + payload.remaining();
             final int b = DriverProtocol.putHeader(frameBuffer, 0, length, DriverProtocol.SEND, socket);
             DriverProtocol.putAddress(frameBuffer, b, destination);
-            frame.clear().limit(HEADER + ADDRESS);
-            sendFrame[0] = frame;
-            sendFrame[1] = payload;
-            try
-            {
-                while (frame.hasRemaining() || payload.hasRemaining())
-                {
-                    channel.write(sendFrame);
-                }
-            }
-            catch (final IOException ex)
-            {
-                lost("cannot write to the driver: " + ex.getMessage());
-                throw goneException();
-            }
-            finally
-            {
-                sendFrame[1] = null;
-            }
+            submit(HEADER + ADDRESS, payload);
+            payload.position(payload.limit());
         }
         finally
         {

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Memory for the sockets' rings that another process could map: a file of the stack's info directory
- * ({@code /dev/shm} by default), mapped and unlinked at once, so that no process death leaves it behind (a driver
- * process, the next step, will name its files instead, for its clients to map). Where the directory is not memory
+ * ({@code /dev/shm} by default), mapped and unlinked at once, so that no process death leaves it behind; or a file
+ * that a driver makes for one of its clients to map ({@link #mapNew}, {@link #mapExisting}). Where the directory is not memory
  * (not tmpfs: a mapped file on a disk would be written back to it) or cannot be used, the memory is direct memory
  * of this process instead, with one warning: nothing outside the process needs it yet.
  */
@@ -49,11 +49,9 @@ final class SharedMemory
                 warnOnce(directory + " is " + type + ", not memory");
                 return ByteBuffer.allocateDirect(bytes);
             }
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE))
+            try
             {
-                allocate(channel, bytes);
-                return channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+                return mapNew(file, bytes);
             }
             finally
             {
@@ -64,6 +62,45 @@ final class SharedMemory
         {
             warnOnce("cannot map a file in " + directory + ": " + ex);
             return ByteBuffer.allocateDirect(bytes);
+        }
+    }
+
+    /**
+     * Makes a file of {@code bytes} zeros, which must not exist yet, and maps it; the file stays for another process
+     * to map (a driver's ring for a client), and whoever made it deletes it.
+     *
+     * @param file  the file.
+     * @param bytes its size.
+     * @return the mapped memory.
+     * @throws IOException if the file exists already, or cannot be made, written or mapped.
+     */
+    static ByteBuffer mapNew(final Path file, final int bytes) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE))
+        {
+            allocate(channel, bytes);
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+        }
+    }
+
+    /**
+     * Maps a file another process made with {@link #mapNew}.
+     *
+     * @param file  the file.
+     * @param bytes the size it must have.
+     * @return the mapped memory.
+     * @throws IOException if the file cannot be mapped or has another size.
+     */
+    static ByteBuffer mapExisting(final Path file, final int bytes) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            if (channel.size() != bytes)
+            {
+                throw new IOException(file + " holds " + channel.size() + " bytes, not " + bytes);
+            }
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
         }
     }
 

@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsException;
@@ -111,6 +112,69 @@ class DriverLivenessTest
             Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
             final byte[] message = {1, 2, 3, 4, 5};
             assertEquals(5, socket.send(ByteBuffer.wrap(message), socket.localAddress()));
+            final ByteBuffer dst = ByteBuffer.allocate(16);
+            assertEquals(socket.localAddress(), socket.receive(dst));
+            assertArrayEquals(message, java.util.Arrays.copyOf(dst.array(), dst.position()));
+        }
+    }
+
+    @Test
+    void framesRunInTheOrderOfTheirNumbersWhetherInTheRingOrOnTheConnection() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-order"));
+        try (RawDriverClient client = new RawDriverClient(driver))
+        {
+            client.hello();
+            assertFalse(Files.exists(driver.directory().resolve("client-4242-1.ring")), "the client deleted its name");
+            // the BIND (frame 2) is in the ring before the OPEN (frame 1) is on the connection: run the other way
+            // round, the BIND would name a socket not yet open and cut the client off
+            final ByteBuffer bind = body(8 + DriverProtocol.ADDRESS).putInt(7).putInt(0);
+            DriverProtocol.putAddress(new UnsafeBuffer(bind), 8, new InetSocketAddress(A_IP, 7005));
+            client.writeToRing(2, RawDriverClient.frame(DriverProtocol.BIND, 1, bind.position(bind.capacity()).flip()));
+            client.writeSeq(1);
+            client.write(RawDriverClient.frame(DriverProtocol.OPEN, 1, body(8).putInt(1 << 20).putInt(1 << 20).flip()));
+            client.number = 2;
+            final ByteBuffer reply = client.readFrame();
+            assertEquals(DriverProtocol.REPLY, reply.get(DriverProtocol.TYPE_OFFSET));
+            assertEquals(7, reply.getInt(DriverProtocol.HEADER));
+            assertEquals(0, reply.getInt(DriverProtocol.HEADER + 4), "bound");
+            assertEquals(7005, reply.getLong(DriverProtocol.HEADER + 8));
+
+            // a malformed frame in the ring cuts the client off, as one on the connection does
+            client.writeToRing((byte)99, 1, body(4).putInt(1).flip());
+            client.readToEnd();
+        }
+        Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
+        assertEquals(0L, driver.counters().get("driver_clients_gone"));
+        try (RdsStack other = attach(driver, "live-order-other"))
+        {
+            final RdsSocket again = other.openSocket();
+            Await.until(WAIT, () -> tryBind(again, new InetSocketAddress(A_IP, 7005)), () -> "the port freed");
+        }
+    }
+
+    @Test
+    void aRingWrittenOverCutsItsClientOffAndNoOtherNotices() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-scribble"));
+        try (RdsStack good = attach(driver, "live-scribble-good"))
+        {
+            final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, 7006));
+            socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            try (RawDriverClient bad = new RawDriverClient(driver))
+            {
+                bad.hello();
+                // a record at the ring's head that claims to be longer than the ring, and a tail that says it is
+                // there to read
+                bad.scribble(0, body(8).putInt(1 << 30).putInt(1).flip());
+                bad.scribble(DriverRing.CAPACITY + RingBufferDescriptor.TAIL_POSITION_OFFSET,
+                    body(8).putLong(DriverRing.CAPACITY).flip());
+                bad.write(RawDriverClient.frame(DriverProtocol.DOORBELL, 0, body(0)));
+                bad.readToEnd();
+            }
+            Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
+            final byte[] message = {9, 8, 7};
+            assertEquals(3, socket.send(ByteBuffer.wrap(message), socket.localAddress()));
             final ByteBuffer dst = ByteBuffer.allocate(16);
             assertEquals(socket.localAddress(), socket.receive(dst));
             assertArrayEquals(message, java.util.Arrays.copyOf(dst.array(), dst.position()));

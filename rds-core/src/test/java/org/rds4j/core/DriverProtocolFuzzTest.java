@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.rds4j.RdsOptions;
@@ -9,20 +10,24 @@ import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
+import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
  * Fuzzes what a driver does with a client's frames ({@link DriverProtocol#checkClientFrame}, then
- * {@link DriverSession}): per input, a new raw connection says HELLO, sends the input's bytes (cut into chunks,
- * each its own write), then shuts its output and reads until the driver ends the connection. One driver serves
- * every input, on a {@link DriverStacks} memory network, with one well-behaved client attached throughout.
+ * {@link DriverSession}): per input, a new raw connection says HELLO, sends the input's frames, numbered, on the
+ * connection (cut into chunks, each its own write) or into its ring, then shuts its output and reads until the
+ * driver ends the connection. Bytes that are not a whole frame go as they are: on the connection, or written over
+ * the ring's memory. One driver serves every input, on a {@link DriverStacks} memory network, with one well-behaved
+ * client attached throughout.
  * <p>
  * Oracle, after each input: the driver counted the raw client once, as cut off (a malformed frame) or gone (its
  * connection ended), and attached once; nothing else. It ended the connection within {@link RawDriverClient#WAIT}
@@ -75,8 +80,10 @@ class DriverProtocolFuzzTest
     }
 
     /**
-     * @param input byte 0 says how the rest is cut (0: one write; else write {@code i} is
-     *              {@code 1 + (b0 * i * 7919) % 700} bytes); the rest is what the client sends after its HELLO.
+     * @param input byte 0 says where the frames go (its top two bits: 0 each after its SEQ on the connection, 1 into
+     *              the ring where they fit, 2 alternately, 3 the bytes as they are on the connection, unnumbered) and
+     *              how the connection's bytes are cut (its low six bits {@code c}: 0, one write; else write {@code i}
+     *              is {@code 1 + (c * i * 7919) % 700} bytes); the rest is what the client sends after its HELLO.
      *              Plain bytes, so hand-made corpus files are a one-byte prefix and frames.
      */
     @FuzzTest(maxDuration = "60s")
@@ -97,21 +104,63 @@ class DriverProtocolFuzzTest
 
     private static void runInput(final byte[] input) throws IOException
     {
-        final int cut = input.length > 0 ? input[0] & 0xFF : 0;
+        final int route = input.length > 0 ? (input[0] & 0xFF) >> 6 : 0;
+        final int cut = input.length > 0 ? input[0] & 0x3F : 0;
         try (RawDriverClient raw = new RawDriverClient(driver))
         {
             raw.hello();
             try
             {
-                int position = 1;
-                int chunk = 0;
-                while (position < input.length)
+                final ByteArrayOutputStream connection = new ByteArrayOutputStream();
+                int position = Math.min(1, input.length);
+                int frame = 0;
+                while (position < input.length && route != 3)
                 {
                     final int left = input.length - position;
-                    final int size = cut == 0 ? left : Math.min(left, 1 + (cut * ++chunk * 7919) % 700);
-                    raw.write(ByteBuffer.wrap(input, position, size));
-                    position += size;
+                    final int length = left >= 4 ? ByteBuffer.wrap(input, position, 4).order(LITTLE_ENDIAN).getInt() : 0;
+                    if (length < 4 || length > left)
+                    {
+                        break;
+                    }
+                    final ByteBuffer bytes = ByteBuffer.wrap(input, position, length);
+                    final boolean toRing = route == 1 || (route == 2 && frame % 2 == 1);
+                    final int n = ++raw.number;
+                    if (toRing && raw.ring.offer(n, new UnsafeBuffer(bytes.slice()), length, null))
+                    {
+                        writeCut(raw, connection.toByteArray(), cut); // what came before it on the connection
+                        connection.reset();
+                        raw.ring.takeDoorbell();
+                        raw.write(RawDriverClient.frame(DriverProtocol.DOORBELL, 0, RawDriverClient.body(0)));
+                    }
+                    else
+                    {
+                        connection.write(RawDriverClient.frame(DriverProtocol.SEQ, 0,
+                            RawDriverClient.body(8).putInt(n).putInt(0).flip()).array());
+                        connection.write(input, position, length);
+                    }
+                    position += length;
+                    frame++;
                 }
+                if (route == 1 || route == 2)
+                {
+                    // the rest over the ring's memory: the driver must survive reading whatever it says,
+                    writeCut(raw, connection.toByteArray(), cut);
+                    connection.reset();
+                    // at the offset its first four bytes say, modulo the room
+                    final int left = Math.min(input.length - position, DriverRing.FILE_BYTES);
+                    if (left > 4)
+                    {
+                        final int at = ByteBuffer.wrap(input, position, 4).order(LITTLE_ENDIAN).getInt();
+                        raw.scribble(Math.floorMod(at, DriverRing.FILE_BYTES - left + 5),
+                            ByteBuffer.wrap(input, position + 4, left - 4));
+                    }
+                    raw.write(RawDriverClient.frame(DriverProtocol.DOORBELL, 0, RawDriverClient.body(0)));
+                }
+                else
+                {
+                    connection.write(input, position, input.length - position);
+                }
+                writeCut(raw, connection.toByteArray(), cut);
                 raw.channel.shutdownOutput();
             }
             catch (final IOException cutOff)
@@ -140,6 +189,19 @@ class DriverProtocolFuzzTest
             probe.hello();
         }
         expectEnded("the probe");
+    }
+
+    private static void writeCut(final RawDriverClient raw, final byte[] bytes, final int cut) throws IOException
+    {
+        int position = 0;
+        int chunk = 0;
+        while (position < bytes.length)
+        {
+            final int left = bytes.length - position;
+            final int size = cut == 0 ? left : Math.min(left, 1 + (cut * ++chunk * 7919) % 700);
+            raw.write(ByteBuffer.wrap(bytes, position, size));
+            position += size;
+        }
     }
 
     /** A client said HELLO and its connection ended: counted once as attached and once as cut off or gone. */

@@ -12,25 +12,39 @@ import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A driver's client that speaks {@link DriverProtocol} by hand, for tests of what a driver does with what a
- * client sends. Every wait has a deadline ({@link #WAIT}): a driver that stops answering fails the test instead of
- * hanging it. Tests only.
+ * client sends: after its HELLO it maps its ring, and numbers the frames it writes, on the connection after a SEQ
+ * frame ({@link #write(byte, int, ByteBuffer)}) or into the ring ({@link #writeToRing}); raw bytes go as they are.
+ * Every wait has a deadline ({@link #WAIT}): a driver that stops answering fails the test instead of hanging it.
+ * Tests only.
  */
 final class RawDriverClient implements AutoCloseable
 {
     static final Duration WAIT = Duration.ofSeconds(10);
 
     final SocketChannel channel;
+    private final Path directory;
     private final Selector selector;
     private final ByteBuffer in = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
+    /** The ring the driver made for this client, once welcomed. */
+    DriverRing ring;
+    /** The same memory again, for {@link #scribble}. */
+    private ByteBuffer scribbler;
+    /** The number of the last frame written. */
+    int number;
 
     RawDriverClient(final DriverServer driver) throws IOException
     {
+        directory = driver.directory();
         channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         channel.connect(UnixDomainSocketAddress.of(driver.directory().resolve(DriverProtocol.SOCKET_FILE)));
         channel.configureBlocking(false);
@@ -42,14 +56,52 @@ final class RawDriverClient implements AutoCloseable
         return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    void write(final byte type, final int socket, final ByteBuffer body) throws IOException
+    static ByteBuffer frame(final byte type, final int socket, final ByteBuffer body)
     {
         final int length = DriverProtocol.HEADER + body.remaining();
         final ByteBuffer frame = ByteBuffer.allocate(length);
         DriverProtocol.putHeader(new UnsafeBuffer(frame), 0, length, type, socket);
         frame.position(DriverProtocol.HEADER);
         frame.put(body).flip();
+        return frame;
+    }
+
+    /** The next frame on the connection: after its SEQ once welcomed, else (a frame before HELLO) as it is. */
+    void write(final byte type, final int socket, final ByteBuffer body) throws IOException
+    {
+        final ByteBuffer frame = frame(type, socket, body);
+        if (ring != null)
+        {
+            writeSeq(++number);
+        }
         write(frame);
+    }
+
+    /** A SEQ frame: the next frame on the connection is frame {@code n}. */
+    void writeSeq(final int n) throws IOException
+    {
+        write(frame(DriverProtocol.SEQ, 0, body(8).putInt(n).putInt(0).flip()));
+    }
+
+    /** The next frame, into the ring as record {@code number}; then a DOORBELL (a driver awake ignores it). */
+    void writeToRing(final byte type, final int socket, final ByteBuffer body) throws IOException
+    {
+        writeToRing(++number, frame(type, socket, body));
+    }
+
+    /** Writes bytes over the ring's memory, records or trailer, at {@code offset}, as a client gone wrong might. */
+    void scribble(final int offset, final ByteBuffer bytes)
+    {
+        scribbler.put(offset, bytes, bytes.position(), bytes.remaining());
+    }
+
+    /** Bytes into the ring as record {@code n}, then a DOORBELL. */
+    void writeToRing(final int n, final ByteBuffer bytes) throws IOException
+    {
+        final UnsafeBuffer record = new UnsafeBuffer(bytes, bytes.position(), bytes.remaining());
+        assertTrue(ring.offer(n, record, bytes.remaining(), null), "room in the ring");
+        ring.takeDoorbell();
+        write(frame(DriverProtocol.DOORBELL, 0, body(0)));
     }
 
     /** Writes all of {@code bytes}, waiting for room (the driver reads) until the deadline. */
@@ -68,7 +120,14 @@ final class RawDriverClient implements AutoCloseable
     void hello() throws IOException
     {
         write(DriverProtocol.HELLO, 0, body(16).putInt(DriverProtocol.VERSION).putInt(0).putLong(4242).flip());
-        assertEquals(DriverProtocol.WELCOME, readFrame().get(DriverProtocol.TYPE_OFFSET));
+        final ByteBuffer welcome = readFrame();
+        assertEquals(DriverProtocol.WELCOME, welcome.get(DriverProtocol.TYPE_OFFSET));
+        final byte[] name = new byte[welcome.getInt(DriverProtocol.HEADER + 4)];
+        welcome.get(DriverProtocol.HEADER + 24, name);
+        final Path file = directory.resolve(new String(name, StandardCharsets.UTF_8));
+        ring = DriverRing.attach(file);
+        scribbler = SharedMemory.mapExisting(file, DriverRing.FILE_BYTES);
+        Files.delete(file);
     }
 
     /** Opens socket 1 and binds it; returns the driver's result. */
@@ -152,5 +211,11 @@ final class RawDriverClient implements AutoCloseable
     {
         selector.close();
         channel.close();
+        if (ring != null)
+        {
+            ring.free();
+            ring = null;
+            SharedMemory.free(scribbler);
+        }
     }
 }
