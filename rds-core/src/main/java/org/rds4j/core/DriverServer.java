@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.StandardProtocolFamily;
@@ -25,13 +26,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * A driver: one stack per host that processes on it share, as they share the kernel's. It runs a {@link CoreStack}
@@ -71,6 +72,7 @@ public final class DriverServer implements AutoCloseable
     private final MpscUnboundedArrayQueue<DriverSession.Entry> signalled = new MpscUnboundedArrayQueue<>(256);
     private final MpscUnboundedArrayQueue<Runnable> tasks = new MpscUnboundedArrayQueue<>(64);
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    private final Consumer<SelectionKey> onReady = this::onReady;
     /** The conductor will look at its queues and the rings again before it sleeps: nobody need wake it. */
     private volatile boolean conductorAwake = true;
     private volatile boolean running = true;
@@ -305,7 +307,7 @@ public final class DriverServer implements AutoCloseable
             {
                 if (drainRings())
                 {
-                    selector.selectNow(); // busy: the clients' rings are read again at once
+                    selector.selectNow(onReady); // busy: the clients' rings are read again at once
                 }
                 else
                 {
@@ -316,32 +318,14 @@ public final class DriverServer implements AutoCloseable
                     sleeping(true);
                     if (drainRings() || !signalled.isEmpty() || !tasks.isEmpty())
                     {
-                        selector.selectNow();
+                        selector.selectNow(onReady);
                     }
                     else
                     {
-                        selector.select();
+                        selector.select(onReady);
                     }
                     conductorAwake = true;
                     sleeping(false);
-                }
-                final Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-                while (keys.hasNext())
-                {
-                    final SelectionKey key = keys.next();
-                    keys.remove();
-                    if (!key.isValid())
-                    {
-                        continue;
-                    }
-                    if (key.attachment() == null)
-                    {
-                        accept();
-                    }
-                    else
-                    {
-                        ((DriverSession)key.attachment()).onReady(key);
-                    }
                 }
                 Runnable task;
                 while ((task = tasks.poll()) != null)
@@ -370,6 +354,30 @@ public final class DriverServer implements AutoCloseable
                 session.end(null);
             }
             stopped.countDown();
+        }
+    }
+
+    /** Conductor: a key the selector found ready (the action form of select allocates no set or iterator). */
+    private void onReady(final SelectionKey key)
+    {
+        if (!key.isValid())
+        {
+            return;
+        }
+        if (key.attachment() == null)
+        {
+            try
+            {
+                accept();
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex); // the listening socket failed: the conductor stops, as before
+            }
+        }
+        else
+        {
+            ((DriverSession)key.attachment()).onReady(key);
         }
     }
 

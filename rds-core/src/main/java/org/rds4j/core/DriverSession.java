@@ -142,8 +142,12 @@ final class DriverSession
 
     private ByteBuffer output = ByteBuffer.allocateDirect(OUTPUT_BYTES);
     private UnsafeBuffer out = new UnsafeBuffer(output);
-    /** The sockets not polled for lack of output room: polled again once the output is written. */
-    private final ArrayList<Entry> starved = new ArrayList<>();
+    /**
+     * The sockets not polled for lack of output room: polled again once the output is written. Two lists that swap,
+     * so that polling them again (which may starve some anew) allocates nothing.
+     */
+    private ArrayList<Entry> starved = new ArrayList<>();
+    private ArrayList<Entry> starvedSpare = new ArrayList<>();
 
     /** The socket being polled, for {@link #deliver} and the notification listener. */
     private Entry polling;
@@ -211,10 +215,18 @@ final class DriverSession
         flush();
     }
 
-    /** Conductor, under the lock: runs what the client's ring holds (and its connection's input); true if any ran. */
+    /**
+     * Conductor, under the lock: runs what the client's ring holds (and its connection's input).
+     *
+     * @return true if any ran, or if the agent held the lock (it delivers for a moment): the conductor comes back
+     *         before it sleeps, and never queues for the lock (which would allocate on every wait).
+     */
     boolean drainRing()
     {
-        lock.lock();
+        if (!lock.tryLock())
+        {
+            return true;
+        }
         try
         {
             if (ended || ring == null)
@@ -1004,12 +1016,14 @@ final class DriverSession
         interest();
         if (!pending && !starved.isEmpty())
         {
-            final Entry[] again = starved.toArray(new Entry[0]);
-            starved.clear();
-            for (final Entry entry : again)
+            final ArrayList<Entry> again = starved;
+            starved = starvedSpare;
+            starvedSpare = again;
+            for (int i = 0, n = again.size(); i < n; i++)
             {
-                deliverFrom(entry);
+                deliverFrom(again.get(i));
             }
+            again.clear();
             if (output.position() > 0)
             {
                 flush();
