@@ -73,8 +73,11 @@ public final class InfoCommand implements Callable<Integer>
     @Option(names = "--driver", paramLabel = "DIR", arity = "0..1", fallbackValue = "",
         description = "Also list the clients of the driver in DIR (default: the default driver directory): pid, "
             + "sockets, bytes in their send buffers and received bytes not yet taken. The driver's stack itself is one of "
-            + "the stacks shown. Asks the driver (attaches for the question); not with --json or --prometheus.")
+            + "the stacks shown. Asks the driver (attaches for the question); with --json, as the document's \"driver\" "
+            + "object; not with --prometheus.")
     private String driver;
+    /** With {@code --json}: no driver answered in the directory. */
+    private boolean driverMissing;
 
     @Option(names = "--stack", paramLabel = "NAME", description = "Only the stacks of this name.")
     private String stackName;
@@ -122,14 +125,18 @@ public final class InfoCommand implements Callable<Integer>
         final Path directory = dir != null ? dir : Path.of(RdsStackConfig.INFO_DIRECTORY.resolve(SettingSource.system()));
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        if (driver != null && (json || prometheus))
+        if (driver != null && prometheus)
         {
-            throw new ParameterException(spec.commandLine(), "--driver is not available with --json or --prometheus");
+            throw new ParameterException(spec.commandLine(), "--driver is not available with --prometheus");
         }
         if (!watch)
         {
             final int shown = show(directory, out, err, null);
-            return driver == null ? shown : showDriver(out, err);
+            if (driver == null)
+            {
+                return shown;
+            }
+            return json ? (driverMissing ? EXIT_NO_STACK : shown) : showDriver(out, err);
         }
         final Rates rates = new Rates();
         while (true)
@@ -141,7 +148,7 @@ public final class InfoCommand implements Callable<Integer>
                     LocalTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss")));
             }
             show(directory, out, out, rates); // on the screen, not below it
-            if (driver != null)
+            if (driver != null && !json)
             {
                 showDriver(out, out);
             }
@@ -198,7 +205,7 @@ public final class InfoCommand implements Callable<Integer>
         }
         if (json)
         {
-            out.println(JsonDocument.document(directory, live, stale, deleted));
+            out.println(JsonDocument.document(directory, live, stale, deleted, driver == null ? null : driverDocument()));
         }
         else if (prometheus)
         {
@@ -640,8 +647,9 @@ public final class InfoCommand implements Callable<Integer>
         {
         }
 
+        /** @param driver the driver's object ({@code --driver}), or null. */
         static String document(final Path directory, final List<StackView> live, final List<StackView> stale,
-            final List<String> deleted)
+            final List<String> deleted, final Map<String, Object> driver)
         {
             final long now = System.currentTimeMillis();
             final List<Map<String, Object>> stacks = new ArrayList<>();
@@ -680,6 +688,10 @@ public final class InfoCommand implements Callable<Integer>
             document.put("directory", directory.toString());
             document.put("stacks", stacks);
             document.put("stale", staleFiles);
+            if (driver != null)
+            {
+                document.put("driver", driver);
+            }
             return Json.write(document);
         }
 
@@ -719,7 +731,7 @@ public final class InfoCommand implements Callable<Integer>
     /** Lists the driver's clients; 0, or {@link #EXIT_NO_STACK} if no driver runs there. */
     private int showDriver(final PrintWriter out, final PrintWriter err)
     {
-        final Path directory = Path.of(driver.isEmpty() ? RdsStackConfig.defaultDriverDirectory() : driver);
+        final Path directory = driverDirectory();
         final List<DriverServer.Client> clients;
         try
         {
@@ -741,5 +753,41 @@ public final class InfoCommand implements Callable<Integer>
             }
         }
         return 0;
+    }
+
+    private Path driverDirectory()
+    {
+        return Path.of(driver.isEmpty() ? RdsStackConfig.defaultDriverDirectory() : driver);
+    }
+
+    /**
+     * The driver's object of the {@code --json} document: its directory and clients (pid, sockets, send-queued and
+     * received-untaken bytes), or an error if no driver runs there (then the exit status says so too).
+     */
+    private Map<String, Object> driverDocument()
+    {
+        final Path directory = driverDirectory();
+        final Map<String, Object> document = new LinkedHashMap<>();
+        document.put("directory", directory.toString());
+        try
+        {
+            final List<Map<String, Object>> clients = new ArrayList<>();
+            for (final DriverServer.Client client : DriverServer.clients(directory))
+            {
+                final Map<String, Object> fields = new LinkedHashMap<>();
+                fields.put("pid", client.pid());
+                fields.put("sockets", client.sockets());
+                fields.put("send_queued_bytes", client.sendQueuedBytes());
+                fields.put("receive_untaken_bytes", client.receiveQueuedBytes());
+                clients.add(fields);
+            }
+            document.put("clients", clients);
+        }
+        catch (final java.io.UncheckedIOException ex)
+        {
+            driverMissing = true;
+            document.put("error", ex.getMessage());
+        }
+        return document;
     }
 }
