@@ -277,5 +277,14 @@ class DriverScaleTest
             (opened.get("VmRSS") - attached.get("VmRSS")) / (CLIENTS * SOCKETS),
             (streamed.get("VmRSS") - attached.get("VmRSS")) / (CLIENTS * SOCKETS),
             clientsOpened / CLIENTS, clientsStreamed / CLIENTS, clientsMax, (System.nanoTime() - started) / 1e9);
+        // the bounds of deployment.md's sizing, with room for the JVM's own noise: a client costs its session's
+        // buffers (about 0.5-0.8 MiB), a bound idle socket tens of KiB, a socket that streamed its rings'
+        // touched pages in /dev/shm (a 2 MiB send ring and a 256 KiB receive ring at most) and its client's ring's share
+        final long perClient = (attached.get("VmRSS") - idle.get("VmRSS")) / CLIENTS;
+        final long perIdleSocket = (opened.get("VmRSS") - attached.get("VmRSS")) / (CLIENTS * SOCKETS);
+        final long shmPerSocket = (streamed.get("RssShmem") - opened.get("RssShmem")) / (CLIENTS * SOCKETS);
+        assertTrue(perClient <= 1536, "driver KiB per attached client: " + perClient);
+        assertTrue(perIdleSocket <= 256, "driver KiB per bound idle socket: " + perIdleSocket);
+        assertTrue(shmPerSocket <= 2048 + 256 + 1024 / SOCKETS, "driver /dev/shm KiB per streamed socket: " + shmPerSocket);
     }
 }
