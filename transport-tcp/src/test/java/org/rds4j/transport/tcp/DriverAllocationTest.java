@@ -2,8 +2,6 @@ package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rds4j.RdsMessageHandler;
-import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -11,9 +9,7 @@ import org.rds4j.core.DriverServer;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.ThreadMeter;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -63,7 +59,7 @@ class DriverAllocationTest
                 .and(Thread.currentThread());
             for (final int size : new int[] {64, 1024})
             {
-                final Stream stream = new Stream(tx, rx, size);
+                final AllocationStream stream = new AllocationStream(tx, rx, size);
                 // the pools grow to the deepest backlog the queues can see, twice (the second for the caches of
                 // the threads that release, as in SteadyStateAllocationTest); then the JIT settles
                 stream.fillReceiveBufferAndDrain();
@@ -84,94 +80,13 @@ class DriverAllocationTest
                     "message beyond pooled messages by %s (bytes: %s; pooled messages made: driver %d, client %d)",
                     size, heapPerMessage, threads, Arrays.toString(heap), driverGrew, clientGrew);
                 System.out.println(figures);
-                assertEquals(stream.sent, stream.received, "every message arrived");
+                assertEquals(stream.sent(), stream.received(), "every message arrived");
                 assertTrue(heapPerMessage < MAX_HEAP_BYTES_PER_MESSAGE, figures);
                 // the deepest backlog: a receive buffer, and what the sender had in flight when the port congested
                 final long backlog = (config.receiveBufferBytes() + config.sendBufferBytes()) / size;
                 assertTrue(driverGrew <= backlog && clientGrew <= backlog, "a pool grows by a backlog at most: " + figures);
                 Await.until(() -> tx.sendQueuedBytes() == 0, "all acked");
             }
-        }
-    }
-
-    /** Messages of one size from {@code tx}, counted as they reach {@code rx}. Allocates nothing as it streams. */
-    private static final class Stream
-    {
-        private final RdsSocket tx;
-        private final RdsSocket rx;
-        private final ByteBuffer payload;
-        private final RdsMessageHandler handler;
-        private long sent;
-        private long received;
-
-        Stream(final RdsSocket tx, final RdsSocket rx, final int size)
-        {
-            this.tx = tx;
-            this.rx = rx;
-            this.payload = ByteBuffer.allocateDirect(size);
-            this.handler = (from, message) -> received++;
-        }
-
-        /**
-         * Sends to {@code rx}, which does not read, until its port is congested, and waits until the driver has all
-         * that was sent: the deepest backlog the driver's socket and the client's queue can see. Then reads all.
-         */
-        void fillReceiveBufferAndDrain() throws IOException
-        {
-            final long before = sent;
-            while (true)
-            {
-                payload.clear();
-                final int result = tx.send(payload, rx.localAddress());
-                if (result >= 0)
-                {
-                    sent++;
-                }
-                else if (result == RdsResult.ENOBUFS)
-                {
-                    break;
-                }
-                else
-                {
-                    assertEquals(RdsResult.EAGAIN, result, RdsResult.name(result));
-                    Thread.onSpinWait(); // the send buffer is full until the driver acks
-                }
-            }
-            Await.until(() -> tx.sendQueuedBytes() == 0, "the congested port's messages acked");
-            drainTo(received + sent - before);
-        }
-
-        /** Sends {@code count} messages to {@code rx}, reading as it goes, then reads until all have arrived. */
-        void send(final long count) throws IOException
-        {
-            final long target = received + count;
-            for (long i = 0; i < count; i++)
-            {
-                payload.clear();
-                int result;
-                while ((result = tx.send(payload, rx.localAddress())) < 0)
-                {
-                    assertTrue(result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS, RdsResult.name(result));
-                    rx.poll(handler, 1024);
-                    payload.clear();
-                }
-                sent++;
-                rx.poll(handler, 16);
-            }
-            drainTo(target);
-        }
-
-        private void drainTo(final long target) throws IOException
-        {
-            final long deadline = System.nanoTime() + 30_000_000_000L;
-            while (received < target && System.nanoTime() < deadline)
-            {
-                if (rx.poll(handler, 1024) == 0)
-                {
-                    Thread.onSpinWait(); // the driver delivers within microseconds; bounded by the deadline
-                }
-            }
-            assertEquals(target, received, "messages received within 30 s");
         }
     }
 }

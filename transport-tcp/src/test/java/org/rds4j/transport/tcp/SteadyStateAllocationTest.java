@@ -1,24 +1,17 @@
 package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.Test;
-import org.rds4j.RdsClaim;
-import org.rds4j.RdsMessageHandler;
-import org.rds4j.RdsOptions;
-import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.ThreadMeter;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A steady stream allocates nothing per message, on any thread that handles it: the sending and polling
@@ -34,7 +27,6 @@ class SteadyStateAllocationTest
     private static final int TCP_PORT = 27020;
     private static final InetSocketAddress DEAD = new InetSocketAddress("127.0.7.9", 5000);
     private static final long MESSAGES = 500_000;
-    private static final long DRAIN_TIMEOUT_NS = 10_000_000_000L;
     /**
      * Near zero: what the stacks allocate now and then (timers, info file snapshots), spread over the stream;
      * 0.0002-0.07 measured here. The stream is long enough that a queue that grows once to a deeper backlog than
@@ -65,13 +57,13 @@ class SteadyStateAllocationTest
             final ThreadMeter threads = ThreadMeter.ofStacks("alloc-a", "alloc-b").and(Thread.currentThread());
             for (final int size : new int[] {64, 1024})
             {
-                final Stream stream = new Stream(tx, rx, size);
-                final long window = stream.fillWindowToDeadPeer();
+                final AllocationStream stream = new AllocationStream(tx, rx, size);
+                final long window = stream.fillWindowToDeadPeer(DEAD);
                 assertEquals(config.sendBufferBytes() / size, window, "messages admitted: bytes queued below SO_SNDBUF");
                 assertEquals(window, tx.cancelSentTo(DEAD));
                 // the thread that ran the cancel kept what it freed first in its own cache: a second full window
                 // makes up for those when that was the agent, out of this thread's reach
-                assertEquals(window, stream.fillWindowToDeadPeer());
+                assertEquals(window, stream.fillWindowToDeadPeer(DEAD));
                 assertEquals(window, tx.cancelSentTo(DEAD));
                 // the receiving stack's pool grows to what its socket may hold: fill the receive buffer until the
                 // port is congested, twice (the second for the receiving agent's cache, as above)
@@ -104,132 +96,6 @@ class SteadyStateAllocationTest
                 assertTrue(claimHeapPerMessage < MAX_HEAP_BYTES_PER_MESSAGE, claimFigures);
                 Await.until(() -> tx.sendQueuedBytes() == 0, "all acked");
             }
-        }
-    }
-
-    /** Messages of one size from {@code tx}, counted as they reach {@code rx}. Allocates nothing as it streams. */
-    private static final class Stream
-    {
-        private final RdsSocket tx;
-        private final RdsSocket rx;
-        private final ByteBuffer payload;
-        private final RdsMessageHandler handler;
-        private final RdsClaim claim = new RdsClaim();
-        private long sent;
-        private long received;
-
-        Stream(final RdsSocket tx, final RdsSocket rx, final int size)
-        {
-            this.tx = tx;
-            this.rx = rx;
-            this.payload = ByteBuffer.allocateDirect(size);
-            this.handler = (from, message) -> received++;
-        }
-
-        /** Sends to an address where nobody listens until the send buffer is full. @return messages admitted. */
-        long fillWindowToDeadPeer() throws IOException
-        {
-            long admitted = 0;
-            while (true)
-            {
-                payload.clear();
-                final int result = tx.send(payload, DEAD);
-                if (result >= 0)
-                {
-                    admitted++;
-                }
-                else
-                {
-                    assertEquals(RdsResult.EAGAIN, result, RdsResult.name(result));
-                    if (tx.sendQueuedBytes() >= tx.getOption(RdsOptions.SO_SNDBUF))
-                    {
-                        return admitted;
-                    }
-                    Thread.onSpinWait(); // the hand-off queue is full: the agent is taking messages
-                }
-            }
-        }
-
-        /**
-         * Sends to {@code rx}, which does not read, until its port is congested, and waits until the receiving
-         * stack has all that was sent: the deepest backlog its socket's queue can see (messages keep coming after
-         * the port is congested, up to the sender's send buffer), which it grows to and keeps. Then reads all.
-         */
-        void fillReceiveBufferAndDrain() throws IOException
-        {
-            while (true)
-            {
-                payload.clear();
-                final int result = tx.send(payload, rx.localAddress());
-                if (result >= 0)
-                {
-                    sent++;
-                }
-                else if (result == RdsResult.ENOBUFS)
-                {
-                    break;
-                }
-                else
-                {
-                    assertEquals(RdsResult.EAGAIN, result, RdsResult.name(result));
-                    Thread.onSpinWait(); // the send buffer is full until the receiving stack acks
-                }
-            }
-            Await.until(() -> tx.sendQueuedBytes() == 0, "the congested port's messages acked");
-            drain();
-        }
-
-        /** Sends {@code count} messages to {@code rx}, reading as it goes, then reads the rest. */
-        void send(final long count) throws IOException
-        {
-            for (long i = 0; i < count; i++)
-            {
-                payload.clear();
-                int result;
-                while ((result = tx.send(payload, rx.localAddress())) < 0)
-                {
-                    assertTrue(result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS, RdsResult.name(result));
-                    rx.poll(handler, 1024);
-                    payload.clear();
-                }
-                sent++;
-                rx.poll(handler, 16);
-            }
-            drain();
-        }
-
-        /** As {@link #send}, through {@link RdsSocket#tryClaim}: each payload written in place and committed. */
-        void claim(final long count) throws IOException
-        {
-            final int size = payload.capacity();
-            for (long i = 0; i < count; i++)
-            {
-                int result;
-                while ((result = tx.tryClaim(size, rx.localAddress(), claim)) < 0)
-                {
-                    assertTrue(result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS, RdsResult.name(result));
-                    rx.poll(handler, 1024);
-                }
-                claim.buffer().putLong(claim.offset(), i);
-                claim.commit();
-                sent++;
-                rx.poll(handler, 16);
-            }
-            drain();
-        }
-
-        private void drain() throws IOException
-        {
-            final long deadline = System.nanoTime() + DRAIN_TIMEOUT_NS;
-            while (received < sent)
-            {
-                if (System.nanoTime() - deadline > 0)
-                {
-                    fail((sent - received) + " messages not received"); // a message built only then: it allocates
-                }
-                rx.poll(handler, 1024);
-            }
-            assertEquals(sent, received, "messages received");
         }
     }
 }
