@@ -41,7 +41,9 @@ class InfoDriverTest
             try
             {
                 final String pid = String.valueOf(echo.pid());
-                Await.until(WAIT, () -> clients(driverDir, infoDir).size() == 1, () -> "the echo attached: " +
+                // attached, then its socket opened and bound: wait for both
+                Await.until(WAIT, () -> clients(driverDir, infoDir).stream().anyMatch(c ->
+                    ((Number)c.get("sockets")).intValue() == 1), () -> "the echo attached and bound: " +
                     CliRun.run("info", "--dir", infoDir.toString(), "--driver", driverDir.toString(), "--json").report());
                 final Map<String, Object> client = clients(driverDir, infoDir).get(0);
                 assertEquals(pid, String.valueOf(client.get("pid")));
