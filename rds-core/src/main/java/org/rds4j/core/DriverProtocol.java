@@ -104,6 +104,12 @@ final class DriverProtocol
     {
     }
 
+    /** @return the number of a client's frame after {@code number}: 1, 2, ... wrapping to 1 after the largest int. */
+    static int nextFrameNumber(final int number)
+    {
+        return number == Integer.MAX_VALUE ? 1 : number + 1;
+    }
+
     /**
      * Checks a frame from a client, whole in {@code buffer}, before anything acts on it.
      *

@@ -308,14 +308,12 @@ final class DriverSession
             }
             if (pid == 0 || type != DriverProtocol.SEQ)
             {
-                src = in;
-                srcView = payload;
                 if (pid != 0)
                 {
                     end("a frame without its SEQ");
                     break;
                 }
-                run(position, length); // the HELLO, or the end for anything else
+                runAt(in, payload, position, length); // the HELLO, or the end for anything else
                 position += length;
                 ran++;
                 continue;
@@ -330,13 +328,10 @@ final class DriverSession
             {
                 break; // the frame is not all here, or an earlier one is in the ring
             }
-            src = in;
-            srcView = payload;
-            if (!run(at, frameLength))
+            if (!runInTurn(in, payload, at, frameLength))
             {
                 break; // the frame waits: run again when its socket has room
             }
-            nextFrame = next(nextFrame);
             position = at + frameLength;
             ran++;
         }
@@ -420,11 +415,9 @@ final class DriverSession
             end(problem);
             return ControlledMessageHandler.Action.ABORT;
         }
-        src = (UnsafeBuffer)buffer;
-        srcView = ringView;
         try
         {
-            if (!run(index, length))
+            if (!runInTurn((UnsafeBuffer)buffer, ringView, index, length))
             {
                 return ControlledMessageHandler.Action.ABORT; // waits for room, and is read again then
             }
@@ -434,14 +427,29 @@ final class DriverSession
             end(null);
             return ControlledMessageHandler.Action.ABORT;
         }
-        nextFrame = next(nextFrame);
         ranFromRing++;
         return ControlledMessageHandler.Action.CONTINUE;
     }
 
-    private static int next(final int number)
+    /** Runs the client's next frame (numbered {@link #nextFrame}); once run, the number after is next. */
+    private boolean runInTurn(final UnsafeBuffer buffer, final ByteBuffer view, final int offset, final int length)
+        throws IOException
     {
-        return number == Integer.MAX_VALUE ? 1 : number + 1;
+        if (!runAt(buffer, view, offset, length))
+        {
+            return false;
+        }
+        nextFrame = DriverProtocol.nextFrameNumber(nextFrame);
+        return true;
+    }
+
+    /** Runs the frame at {@code offset} of {@code buffer}, whose payload {@code view} shows ({@link #run}). */
+    private boolean runAt(final UnsafeBuffer buffer, final ByteBuffer view, final int offset, final int length)
+        throws IOException
+    {
+        src = buffer;
+        srcView = view;
+        return run(offset, length);
     }
 
     private void compact(final int position, final int limit)

@@ -337,7 +337,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         writeLock.lock();
         try
         {
-            ensureAttached();
             final int b = DriverProtocol.putHeader(frameBuffer, 0, HEADER + 8, DriverProtocol.PEERS, 0);
             frameBuffer.putInt(b, listener == null ? 0 : 1);
             frameBuffer.putInt(b + 4, 0);
@@ -527,7 +526,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private void submit(final int headLength, final ByteBuffer payload) throws RdsException
     {
         ensureAttached(); // under the lock: a closed stack's ring is unmapped
-        frameNumber = frameNumber == Integer.MAX_VALUE ? 1 : frameNumber + 1;
+        frameNumber = DriverProtocol.nextFrameNumber(frameNumber);
         if (ring.offer(frameNumber, frameBuffer, headLength, payload))
         {
             if (ring.takeDoorbell())
@@ -594,7 +593,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         writeLock.lock();
         try
         {
-            ensureAttached();
             final int length = address == null ? HEADER : HEADER + 8 + ADDRESS;
             final int b = DriverProtocol.putHeader(frameBuffer, 0, length, type, socket);
             if (address != null)
@@ -617,7 +615,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         writeLock.lock();
         try
         {
-            ensureAttached();
             final int b = DriverProtocol.putHeader(frameBuffer, 0, HEADER + 16, DriverProtocol.OPTION, socket);
             frameBuffer.putInt(b, call);
             frameBuffer.putInt(b + 4, option);
@@ -636,7 +633,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         writeLock.lock();
         try
         {
-            ensureAttached();
             DriverProtocol.putHeader(frameBuffer, 0, HEADER + 8, DriverProtocol.CONSUMED, socket);
             frameBuffer.putLong(HEADER, bytes);
             writeFrame(HEADER + 8);
@@ -654,7 +650,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         writeLock.lock();
         try
         {
-            ensureAttached();
             final int length = HEADER + ADDRESS + payload.remaining();
             final int b = DriverProtocol.putHeader(frameBuffer, 0, length, DriverProtocol.SEND, socket);
             DriverProtocol.putAddress(frameBuffer, b, destination);
