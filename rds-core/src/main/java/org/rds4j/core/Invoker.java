@@ -36,8 +36,6 @@ final class Invoker
 {
     /** How long a thread that finds the stack closed parks before it looks again. */
     private static final long CLOSED_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** AGENT mode: how long the agent thread stands by after an application thread's blocking call ended. */
-    static final long STAND_BY_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final int AGENT_LEADING = 0;
     private static final int AGENT_STANDING_BY = 1;
@@ -217,12 +215,12 @@ final class Invoker
                     if (waitingCalls.get() == 0 && !lead(me, Transport.NO_DEADLINE))
                     {
                         // an application thread runs a cycle after its send: it is short
-                        LockSupport.parkNanos(this, STAND_BY_NS);
+                        LockSupport.parkNanos(this, AgentTurns.MIN_STAND_BY_NS);
                     }
                     break;
                 case STAND_BY:
                     stepAside(AGENT_STANDING_BY);
-                    LockSupport.parkNanos(this, STAND_BY_NS);
+                    LockSupport.parkNanos(this, turns.standByNs());
                     break;
                 default:
                     stepAside(AGENT_DORMANT);

@@ -3,6 +3,8 @@ package org.rds4j.core;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.rds4j.core.AgentTurns.MAX_STAND_BY_NS;
+import static org.rds4j.core.AgentTurns.MIN_STAND_BY_NS;
 import static org.rds4j.core.AgentTurns.Turn.DORMANT;
 import static org.rds4j.core.AgentTurns.Turn.LEAD;
 import static org.rds4j.core.AgentTurns.Turn.STAND_BY;
@@ -53,5 +55,37 @@ class AgentTurnsTest
     {
         assertEquals(STAND_BY, turns.next(1, 1, true));
         assertEquals(DORMANT, turns.next(1, 1, true), "the leading thread was woken for it by the wake signal");
+    }
+
+    @Test
+    void thePeriodDoublesWhileCallsKeepEndingUpToTheLongest()
+    {
+        long ended = 0;
+        final long[] expected = {MIN_STAND_BY_NS, 2 * MIN_STAND_BY_NS, 4 * MIN_STAND_BY_NS, 8 * MIN_STAND_BY_NS};
+        assertEquals(8 * MIN_STAND_BY_NS, MAX_STAND_BY_NS, "the sequence below reaches the longest period");
+        for (final long periodNs : expected)
+        {
+            assertEquals(STAND_BY, turns.next(1, ++ended, false));
+            assertEquals(periodNs, turns.standByNs());
+        }
+        assertEquals(STAND_BY, turns.next(0, ++ended, false), "a look between two calls of the loop");
+        assertEquals(MAX_STAND_BY_NS, turns.standByNs());
+        assertEquals(STAND_BY, turns.next(1, ++ended, false));
+        assertEquals(MAX_STAND_BY_NS, turns.standByNs(), "never longer than the longest");
+    }
+
+    @Test
+    void thePeriodIsTheShortestAgainOnceTheAgentLeadsOrSleeps()
+    {
+        assertEquals(STAND_BY, turns.next(1, 1, false));
+        assertEquals(STAND_BY, turns.next(1, 2, false));
+        assertEquals(2 * MIN_STAND_BY_NS, turns.standByNs());
+        assertEquals(LEAD, turns.next(0, 2, false), "the calls stopped: the agent takes over");
+        assertEquals(STAND_BY, turns.next(0, 3, false));
+        assertEquals(MIN_STAND_BY_NS, turns.standByNs());
+        assertEquals(STAND_BY, turns.next(1, 4, false));
+        assertEquals(DORMANT, turns.next(1, 4, false), "a call waits long: the agent sleeps until it ends");
+        assertEquals(STAND_BY, turns.next(0, 5, false));
+        assertEquals(MIN_STAND_BY_NS, turns.standByNs());
     }
 }
