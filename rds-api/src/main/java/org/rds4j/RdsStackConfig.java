@@ -32,6 +32,13 @@ public final class RdsStackConfig
     /** Default receive buffer: {@code rds4j.receive.buffer}. */
     public static final Setting<Integer> RECEIVE_BUFFER_BYTES =
         Setting.ofSize("receiveBufferBytes", "rds4j.receive.buffer", 1 << 20, Setting.atLeast(1));
+    /**
+     * The largest {@code SO_SNDBUF} or {@code SO_RCVBUF} a socket may have: {@code rds4j.socket.buffer.max}. Larger
+     * values are lowered to it, as Linux lowers them to {@code net.core.wmem_max} and {@code rmem_max}. Through a
+     * driver, the driver's own bounds its clients' sockets.
+     */
+    public static final Setting<Integer> MAX_SOCKET_BUFFER_BYTES =
+        Setting.ofSize("maxSocketBufferBytes", "rds4j.socket.buffer.max", 64 << 20, Setting.atLeast(1));
     /** Size of a socket's receive ring: {@code rds4j.receive.ring}. */
     public static final Setting<Integer> RECEIVE_RING_BYTES = Setting.ofSize("receiveRingBytes", "rds4j.receive.ring",
         256 << 10, v -> v < 4096 || Integer.bitCount(v) != 1 ? "must be a power of two >= 4096" : null);
@@ -98,6 +105,7 @@ public final class RdsStackConfig
     private final TransportType transport;
     private final int sendBufferBytes;
     private final int receiveBufferBytes;
+    private final int maxSocketBufferBytes;
     private final int receiveRingBytes;
     private final int sendRingBytes;
     private final int socketQueueCapacity;
@@ -125,6 +133,7 @@ public final class RdsStackConfig
         transport = TRANSPORT.resolve(b.transport, source);
         sendBufferBytes = SEND_BUFFER_BYTES.resolve(b.sendBufferBytes, source);
         receiveBufferBytes = RECEIVE_BUFFER_BYTES.resolve(b.receiveBufferBytes, source);
+        maxSocketBufferBytes = MAX_SOCKET_BUFFER_BYTES.resolve(b.maxSocketBufferBytes, source);
         receiveRingBytes = RECEIVE_RING_BYTES.resolve(b.receiveRingBytes, source);
         sendRingBytes = SEND_RING_BYTES.resolve(b.sendRingBytes, source);
         socketQueueCapacity = SOCKET_QUEUE_CAPACITY.resolve(b.socketQueueCapacity, source);
@@ -146,6 +155,8 @@ public final class RdsStackConfig
         // settings that may come from different places are checked together once, here
         checkReconnectDelay(reconnectDelayMin, reconnectDelayMax);
         checkHeartbeat(heartbeatInterval, heartbeatTimeout);
+        checkBufferDefault("sendBufferBytes", sendBufferBytes, maxSocketBufferBytes);
+        checkBufferDefault("receiveBufferBytes", receiveBufferBytes, maxSocketBufferBytes);
     }
 
     /** @return the defaults, with what the system properties and environment set. */
@@ -181,6 +192,7 @@ public final class RdsStackConfig
         b.transport = transport;
         b.sendBufferBytes = sendBufferBytes;
         b.receiveBufferBytes = receiveBufferBytes;
+        b.maxSocketBufferBytes = maxSocketBufferBytes;
         b.receiveRingBytes = receiveRingBytes;
         b.sendRingBytes = sendRingBytes;
         b.socketQueueCapacity = socketQueueCapacity;
@@ -241,6 +253,15 @@ public final class RdsStackConfig
     public int receiveBufferBytes()
     {
         return receiveBufferBytes;
+    }
+
+    /**
+     * @return the largest {@link RdsOptions#SO_SNDBUF} or {@link RdsOptions#SO_RCVBUF} a socket may have; larger
+     *         values are lowered to it. Default 64 MiB.
+     */
+    public int maxSocketBufferBytes()
+    {
+        return maxSocketBufferBytes;
     }
 
     /**
@@ -415,7 +436,7 @@ public final class RdsStackConfig
     {
         return "RdsStackConfig{name=" + name + ", transport=" + transport +
             ", sendBufferBytes=" + sendBufferBytes + ", receiveBufferBytes=" + receiveBufferBytes +
-            ", receiveRingBytes=" + receiveRingBytes + ", sendRingBytes=" + sendRingBytes + ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
+            ", maxSocketBufferBytes=" + maxSocketBufferBytes + ", receiveRingBytes=" + receiveRingBytes + ", sendRingBytes=" + sendRingBytes + ", socketQueueCapacity=" + socketQueueCapacity + ", idleStrategy=" + idleStrategy +
             ", ackDelay=" + ackDelay + ", reconnectDelayMin=" + reconnectDelayMin +
             ", reconnectDelayMax=" + reconnectDelayMax + ", connectTimeout=" + connectTimeout +
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
@@ -430,6 +451,14 @@ public final class RdsStackConfig
         if (min.isZero() || max.compareTo(min) < 0)
         {
             throw new IllegalArgumentException("need 0 < reconnectDelayMin <= reconnectDelayMax: " + min + ", " + max);
+        }
+    }
+
+    private static void checkBufferDefault(final String name, final int bytes, final int maxBytes)
+    {
+        if (bytes > maxBytes)
+        {
+            throw new IllegalArgumentException(name + " must not exceed maxSocketBufferBytes: " + bytes + " > " + maxBytes);
         }
     }
 
@@ -473,6 +502,7 @@ public final class RdsStackConfig
         private TransportType transport;
         private Integer sendBufferBytes;
         private Integer receiveBufferBytes;
+        private Integer maxSocketBufferBytes;
         private Integer receiveRingBytes;
         private Integer sendRingBytes;
         private Integer socketQueueCapacity;
@@ -533,6 +563,17 @@ public final class RdsStackConfig
         public Builder receiveBufferBytes(final int bytes)
         {
             this.receiveBufferBytes = RECEIVE_BUFFER_BYTES.check(bytes);
+            return this;
+        }
+
+        /**
+         * @param bytes the largest {@code SO_SNDBUF} and {@code SO_RCVBUF} a socket may have, positive; larger
+         *              values set on a socket are lowered to it. The default buffers must not exceed it.
+         * @return this builder.
+         */
+        public Builder maxSocketBufferBytes(final int bytes)
+        {
+            this.maxSocketBufferBytes = MAX_SOCKET_BUFFER_BYTES.check(bytes);
             return this;
         }
 

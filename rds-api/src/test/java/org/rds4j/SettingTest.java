@@ -127,6 +127,7 @@ class SettingTest
         assertEquals("rds4j", config.name());
         assertEquals(TransportType.AUTO, config.transport());
         assertEquals(1 << 20, config.sendBufferBytes());
+        assertEquals(64 << 20, config.maxSocketBufferBytes());
         assertEquals(4096, config.socketQueueCapacity());
         assertEquals("backoff", config.idleStrategy());
         assertEquals(Duration.ofMillis(1), config.ackDelay());
@@ -155,6 +156,9 @@ class SettingTest
             () -> RdsStackConfig.builder().heartbeat(Duration.ofSeconds(2), Duration.ofSeconds(1))).getMessage());
         assertEquals("need 0 < reconnectDelayMin <= reconnectDelayMax: PT0S, PT1S", assertThrows(IllegalArgumentException.class,
             () -> RdsStackConfig.builder().reconnectDelay(Duration.ZERO, Duration.ofSeconds(1))).getMessage());
+        assertEquals("receiveBufferBytes must not exceed maxSocketBufferBytes: 1048576 > 65536",
+            assertThrows(IllegalArgumentException.class, () -> RdsStackConfig.builder(property("rds4j.socket.buffer.max", "64k"))
+                .sendBufferBytes(65536).build()).getMessage());
         // a builder value resolves a conflict the source made
         assertEquals(Duration.ofSeconds(20), RdsStackConfig.builder(property("rds4j.heartbeat.interval", "10s"))
             .heartbeat(Duration.ofSeconds(10), Duration.ofSeconds(20)).build().heartbeatTimeout());

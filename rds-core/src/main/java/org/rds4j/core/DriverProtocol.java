@@ -45,8 +45,8 @@ import java.net.InetSocketAddress;
  * </pre>
  * Driver to client:
  * <pre>
- *   WELCOME   int version, int n, long pid, long start (epoch ms), the ring's file name in the driver's
- *             directory (n bytes of UTF-8), the allow-list as UTF-8 text
+ *   WELCOME   int version, int n, long pid, long start (epoch ms), int largest socket buffer, int 0, the ring's
+ *             file name in the driver's directory (n bytes of UTF-8), the allow-list as UTF-8 text
  *   REPLY     int call, int result, long value, UTF-8 text
  *   DELIVER   address (the sender), payload
  *   NOTIFY    int kind, int 0, address
@@ -58,11 +58,13 @@ import java.net.InetSocketAddress;
  */
 final class DriverProtocol
 {
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final String SOCKET_FILE = "driver.sock";
 
     static final int HEADER = 12;
     static final int ADDRESS = 24;
+    /** WELCOME's body before the ring's file name. */
+    static final int WELCOME_FIXED = 32;
     /** The largest frame: a SEND or DELIVER of the largest message. */
     static final int MAX_FRAME = HEADER + ADDRESS + RdsSocket.MAX_MESSAGE_SIZE;
 

@@ -570,15 +570,18 @@ final class DriverSession
         final byte[] name = ringName.getBytes(StandardCharsets.UTF_8);
         final byte[] allowed = String.join(",", server.stack().config().allowedPeers().entries())
             .getBytes(StandardCharsets.UTF_8);
-        final int length = HEADER + 24 + name.length + allowed.length;
+        final int length = HEADER + DriverProtocol.WELCOME_FIXED + name.length + allowed.length;
         final int at = reserveOutput(length);
         final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.WELCOME, 0);
         out.putInt(b, DriverProtocol.VERSION);
         out.putInt(b + 4, name.length);
         out.putLong(b + 8, ProcessHandle.current().pid());
         out.putLong(b + 16, server.startedMillis());
-        out.putBytes(b + 24, name);
-        out.putBytes(b + 24 + name.length, allowed);
+        // the client admits sends against buffers this bounds, as the driver's sockets do
+        out.putInt(b + 24, server.stack().config().maxSocketBufferBytes());
+        out.putInt(b + 28, 0);
+        out.putBytes(b + DriverProtocol.WELCOME_FIXED, name);
+        out.putBytes(b + DriverProtocol.WELCOME_FIXED + name.length, allowed);
         output.position(at + length);
         LOG.debug("driver: client pid {} attached", pid);
     }
@@ -604,7 +607,8 @@ final class DriverSession
             return;
         }
         final Entry entry = new Entry(id, socket);
-        entry.largestSendBuffer = sendBufferBytes;
+        // as lowered to the driver's maxSocketBufferBytes, which WELCOME told the client
+        entry.largestSendBuffer = socket.sendBufferBytes();
         socket.setNotificationListener(new Notifications(entry));
         sockets.put(id, entry);
     }

@@ -60,6 +60,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private static final int READ_BYTES = 256 << 10;
 
     private final RdsStackConfig config;
+    /** {@link #configuration()}. */
+    private final RdsStackConfig socketConfig;
     private final Path directory;
     private final SocketChannel channel;
     private final CongestionBoard board;
@@ -130,17 +132,20 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             }
             driverPid = w.getLong(HEADER + 8);
             final int nameLength = w.getInt(HEADER + 4);
-            if (nameLength <= 0 || nameLength > w.getInt(0) - HEADER - 24)
+            final int fixed = HEADER + DriverProtocol.WELCOME_FIXED;
+            final int largestBuffer = w.getInt(HEADER + 24);
+            if (nameLength <= 0 || nameLength > w.getInt(0) - fixed || largestBuffer <= 0)
             {
                 throw new IOException("the driver in " + directory + " sent a bad WELCOME");
             }
+            socketConfig = boundBuffers(config, largestBuffer);
             final byte[] name = new byte[nameLength];
-            w.getBytes(HEADER + 24, name);
+            w.getBytes(fixed, name);
             final Path ringFile = directory.resolve(new String(name, StandardCharsets.UTF_8));
             ring = DriverRing.attach(ringFile);
             Files.delete(ringFile); // mapped: nothing is left behind when either process dies
-            final byte[] allowed = new byte[w.getInt(0) - HEADER - 24 - nameLength];
-            w.getBytes(HEADER + 24 + nameLength, allowed);
+            final byte[] allowed = new byte[w.getInt(0) - fixed - nameLength];
+            w.getBytes(fixed + nameLength, allowed);
             final String entries = new String(allowed, StandardCharsets.UTF_8);
             allowedPeers = entries.isEmpty() ? PeerAllowList.ALL : PeerAllowList.of(entries.split(","));
             welcome.limit(welcome.position()).position(w.getInt(0));
@@ -193,9 +198,23 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         }
     }
 
+    /**
+     * @return the configuration the sockets take their defaults from: this process's, with the buffers bounded by
+     *         the driver's {@code maxSocketBufferBytes} as well, since the driver's sockets are.
+     */
     RdsStackConfig configuration()
     {
-        return config;
+        return socketConfig;
+    }
+
+    private static RdsStackConfig boundBuffers(final RdsStackConfig config, final int driverLargest)
+    {
+        final int largest = Math.min(config.maxSocketBufferBytes(), driverLargest);
+        return largest == config.maxSocketBufferBytes() ? config : config.toBuilder()
+            .maxSocketBufferBytes(largest)
+            .sendBufferBytes(Math.min(config.sendBufferBytes(), largest))
+            .receiveBufferBytes(Math.min(config.receiveBufferBytes(), largest))
+            .build();
     }
 
     PeerAllowList allowedPeers()

@@ -24,6 +24,8 @@ final class SocketOptions
         RdsOptions.RDS_CONG_MONITOR);
 
     private final Congestion.Sender congestion;
+    /** {@link RdsStackConfig#maxSocketBufferBytes()}. */
+    private final int maxBufferBytes;
     private volatile int sendBufferBytes;
     private volatile int receiveBufferBytes;
     private volatile long sendTimeoutNs;
@@ -41,6 +43,7 @@ final class SocketOptions
     SocketOptions(final RdsStackConfig config, final Congestion.Sender congestion)
     {
         this.congestion = congestion;
+        this.maxBufferBytes = config.maxSocketBufferBytes();
         this.sendBufferBytes = config.sendBufferBytes();
         this.receiveBufferBytes = config.receiveBufferBytes();
         this.transportType = config.transport();
@@ -59,11 +62,11 @@ final class SocketOptions
     {
         if (option == RdsOptions.SO_SNDBUF)
         {
-            sendBufferBytes = positive(option, (Integer)value);
+            sendBufferBytes = buffer(option, (Integer)value);
         }
         else if (option == RdsOptions.SO_RCVBUF)
         {
-            receiveBufferBytes = positive(option, (Integer)value);
+            receiveBufferBytes = buffer(option, (Integer)value);
         }
         else if (option == RdsOptions.SO_SNDTIMEO)
         {
@@ -186,13 +189,14 @@ final class SocketOptions
         return transportType;
     }
 
-    private static int positive(final SocketOption<?> option, final int value)
+    /** A buffer size: positive, and lowered to the largest allowed, as Linux lowers it to {@code wmem_max}. */
+    private int buffer(final SocketOption<?> option, final int value)
     {
         if (value <= 0)
         {
             throw new IllegalArgumentException(option + " must be positive: " + value);
         }
-        return value;
+        return Math.min(value, maxBufferBytes);
     }
 
     private static long timeout(final SocketOption<?> option, final Duration value)

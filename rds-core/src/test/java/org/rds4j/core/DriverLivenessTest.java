@@ -238,6 +238,58 @@ class DriverLivenessTest
         Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
     }
 
+    /** A driver that holds each socket to 256 KiB of send and receive buffer. */
+    private DriverServer smallBufferDriver(final String name)
+    {
+        return stacks.start(stacks.config(name).toBuilder()
+            .maxSocketBufferBytes(256 << 10).sendBufferBytes(256 << 10).receiveBufferBytes(256 << 10).build());
+    }
+
+    @Test
+    void aClientIsHeldToTheDriversLargestSocketBuffer() throws Exception
+    {
+        final DriverServer driver = smallBufferDriver("live-h");
+        // this process's own defaults (1 MiB buffers, 64 MiB at most) are larger than the driver allows
+        try (RdsStack client = attach(driver, "live-h-client"))
+        {
+            final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(A_IP, 7005));
+            assertEquals(256 << 10, socket.getOption(RdsOptions.SO_SNDBUF), "the default, lowered at open");
+            assertEquals(256 << 10, socket.getOption(RdsOptions.SO_RCVBUF));
+            socket.setOption(RdsOptions.SO_RCVBUF, 8 << 20);
+            socket.setOption(RdsOptions.SO_SNDBUF, 8 << 20);
+            assertEquals(256 << 10, socket.getOption(RdsOptions.SO_RCVBUF));
+            assertEquals(256 << 10, socket.getOption(RdsOptions.SO_SNDBUF));
+            socket.configureBlocking(false);
+            final InetSocketAddress peer = new InetSocketAddress(ip("127.0.9.9"), 7000);
+            assertEquals(RdsResult.EMSGSIZE, socket.send(ByteBuffer.allocate((256 << 10) + 1), peer));
+            // admitted by the client against the lowered buffer, so the driver keeps it
+            assertEquals(256 << 10, socket.send(ByteBuffer.allocate(256 << 10), peer));
+            assertEquals(RdsResult.EAGAIN, socket.send(ByteBuffer.allocate(1), peer));
+        }
+        assertEquals(0L, driver.counters().get("driver_clients_cut_off"));
+    }
+
+    @Test
+    void aClientThatOpensWithBuffersBeyondTheDriversBoundIsCutOffPastThem() throws Exception
+    {
+        final DriverServer driver = smallBufferDriver("live-i");
+        try (RawDriverClient flood = new RawDriverClient(driver))
+        {
+            flood.hello();
+            assertEquals(0, flood.bind(new InetSocketAddress(A_IP, 7006))); // asks for SO_SNDBUF 1 MiB
+            // 200 KiB messages to a peer that never acks: the socket's buffer is 256 KiB, so the driver holds at
+            // most 512 KiB before it refuses; with the 1 MiB asked for it would have taken ten of them
+            final ByteBuffer send = body(DriverProtocol.ADDRESS + (200 << 10));
+            DriverProtocol.putAddress(new UnsafeBuffer(send), 0, new InetSocketAddress(ip("127.0.9.9"), 7000));
+            for (int i = 0; i < 4; i++)
+            {
+                flood.write(DriverProtocol.SEND, 1, send.clear());
+            }
+            flood.readToEnd();
+        }
+        Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
+    }
+
     @Test
     void whenTheDriverStopsWaitingAndLaterCallsFailWithECONNRESET() throws Exception
     {

@@ -17,6 +17,7 @@ import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.UnsupportedAddressTypeException;
@@ -95,6 +96,34 @@ class NetworkChannelTest
         }
         assertThrows(UnsupportedOperationException.class, () -> s.getOption(StandardSocketOptions.SO_REUSEADDR));
         assertThrows(UnsupportedOperationException.class, () -> s.setOption(StandardSocketOptions.SO_REUSEADDR, true));
+    }
+
+    @Test
+    void buffersAboveTheLargestAllowedAreLoweredToIt() throws Exception
+    {
+        final RdsSocket s = a.openSocket();
+        s.setOption(RdsOptions.SO_SNDBUF, Integer.MAX_VALUE);
+        s.setOption(RdsOptions.SO_RCVBUF, (64 << 20) + 1);
+        assertEquals(64 << 20, s.getOption(RdsOptions.SO_SNDBUF), "maxSocketBufferBytes' default");
+        assertEquals(64 << 20, s.getOption(RdsOptions.SO_RCVBUF));
+        s.setOption(RdsOptions.SO_SNDBUF, 4096);
+        assertEquals(4096, s.getOption(RdsOptions.SO_SNDBUF), "below the bound, as set");
+        assertThrows(IllegalArgumentException.class, () -> s.setOption(RdsOptions.SO_RCVBUF, 0));
+        assertEquals(64 << 20, s.getOption(RdsOptions.SO_RCVBUF));
+    }
+
+    @Test
+    void aSendLargerThanTheLoweredSendBufferIsEMSGSIZE() throws Exception
+    {
+        final RdsStack small = stacks.open(stacks.config("nc-small").toBuilder()
+            .maxSocketBufferBytes(256 << 10).sendBufferBytes(64 << 10).receiveBufferBytes(64 << 10).build());
+        final RdsSocket s = small.openSocket().bind(new InetSocketAddress(A_IP, 6010));
+        s.setOption(RdsOptions.SO_SNDBUF, 1 << 20);
+        assertEquals(256 << 10, s.getOption(RdsOptions.SO_SNDBUF));
+        s.configureBlocking(false);
+        final InetSocketAddress to = new InetSocketAddress(A_IP, 6011);
+        assertEquals(RdsResult.EMSGSIZE, s.send(ByteBuffer.allocate((256 << 10) + 1), to));
+        assertEquals(256 << 10, s.send(ByteBuffer.allocate(256 << 10), to));
     }
 
     @Test

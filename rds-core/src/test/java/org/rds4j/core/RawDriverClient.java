@@ -123,7 +123,7 @@ final class RawDriverClient implements AutoCloseable
         final ByteBuffer welcome = readFrame();
         assertEquals(DriverProtocol.WELCOME, welcome.get(DriverProtocol.TYPE_OFFSET));
         final byte[] name = new byte[welcome.getInt(DriverProtocol.HEADER + 4)];
-        welcome.get(DriverProtocol.HEADER + 24, name);
+        welcome.get(DriverProtocol.HEADER + DriverProtocol.WELCOME_FIXED, name);
         final Path file = directory.resolve(new String(name, StandardCharsets.UTF_8));
         ring = DriverRing.attach(file);
         scribbler = SharedMemory.mapExisting(file, DriverRing.FILE_BYTES);
