@@ -84,6 +84,47 @@ class StressCommandTest
         passive.jsonLines();
     }
 
+    /**
+     * With one task (the default), the task reads its replies itself: the active node runs no receive thread, so a
+     * round trip costs the tool no hand-off between its own threads. Nothing else changes: every request is
+     * answered and checked.
+     */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void oneTaskReadsItsOwnRepliesAndLosesNothing() throws Exception
+    {
+        final String port = tcpPort(26790);
+        final Node passive = Node.start("stress", "--bind", PASSIVE, "--duration", "10", "--json", "--tcp-port", port);
+        passive.awaitStarted();
+        final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--duration", "1s", "--verify",
+            "--json", "--tcp-port", port);
+        Await.until(Duration.ofSeconds(10), () -> threadNamed("stress-task-0-" + ACTIVE) || !active.thread.isAlive(),
+            () -> "the active node's task: " + active.report());
+        assertTrue(threadNamed("stress-task-0-" + ACTIVE), "the task ended before it was seen: " + active.report());
+        assertFalse(threadNamed("stress-receive-" + ACTIVE), "the active node's task reads, no thread of its own");
+        assertTrue(threadNamed("stress-receive-" + PASSIVE), "a passive node has its receive thread");
+
+        assertEquals(0, active.await(), active.report());
+        assertEquals(0, passive.await(), passive.report());
+        final Map<String, Object> a = active.summary();
+        final Map<String, Object> p = passive.summary();
+        for (final String key : new String[] {"lost", "duplicated", "reordered", "verify_errors", "send_errors"})
+        {
+            assertEquals(0L, number(a, key), key + " in " + a);
+            assertEquals(0L, number(p, key), key + " in " + p);
+        }
+        assertTrue(number(a, "sent") > 0, a.toString());
+        assertEquals(number(a, "sent"), number(p, "received"), "every request arrived");
+        assertEquals(number(a, "sent"), number(a, "replies"), "every request was answered");
+        assertEquals(number(a, "sent"), ((Number)((Map<?, ?>)a.get("rtt_us")).get("count")).longValue(),
+            "every reply's round trip was recorded");
+    }
+
+    private static boolean threadNamed(final String name)
+    {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name));
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void oneWayPassiveEndsOnDoneHavingReceivedExactlyWhatWasSent() throws Exception

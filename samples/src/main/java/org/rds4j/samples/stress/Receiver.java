@@ -13,7 +13,8 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 
 /**
- * The receive thread of an {@code rds stress} node, the only reader of its socket. It
+ * The receive side of an {@code rds stress} node, the only reader of its socket: a thread of its own, or a node's
+ * one sender task ({@link #readOn}). It
  * <ul>
  *   <li>checks every REQUEST: its sequence number in the stream of its (sender address, task), its length and,
  *       when the request carries {@link StressMessage#FLAG_PATTERN}, its payload; and answers it with a REPLY of
@@ -98,6 +99,20 @@ public final class Receiver implements Runnable, RdsMessageHandler
     }
 
     /**
+     * Makes a node's one sender task the reader instead of a receive thread of its own: the task calls
+     * {@link #step()} while it waits for a reply and {@link #run()} once it has sent DONE. A request and its reply
+     * then cost no hand-off between two threads of the tool (an unpark, a thread wake-up of tens of
+     * microseconds), so the round trip measured is the stack's, as an application that sends and receives on
+     * one thread sees it.
+     *
+     * @param task the thread that reads from now on; {@link #stop} interrupts it.
+     */
+    void readOn(final Thread task)
+    {
+        thread = task;
+    }
+
+    /**
      * Stops the receive thread and waits for it.
      *
      * @param millis how long to wait at most.
@@ -120,20 +135,7 @@ public final class Receiver implements Runnable, RdsMessageHandler
         {
             while (running)
             {
-                if (!pending.isEmpty())
-                {
-                    flushPending();
-                }
-                if (socket.poll(this, POLL_LIMIT) == 0 && running)
-                {
-                    receiveBuffer.clear();
-                    final InetSocketAddress from = socket.receive(receiveBuffer);
-                    if (from != null)
-                    {
-                        receiveBuffer.flip();
-                        onMessage(from, receiveBuffer);
-                    }
-                }
+                step();
             }
         }
         catch (final ClosedChannelException e)
@@ -148,6 +150,42 @@ public final class Receiver implements Runnable, RdsMessageHandler
                 verifyErrors.incrementAndGet();
             }
         }
+    }
+
+    /**
+     * Reading thread: sends the answers that waited, then handles what the socket holds, or waits for one
+     * message up to the socket's SO_RCVTIMEO if it holds none.
+     *
+     * @throws IOException if the socket fails or closes.
+     */
+    void step() throws IOException
+    {
+        if (takeQueued() == 0 && running)
+        {
+            receiveBuffer.clear();
+            final InetSocketAddress from = socket.receive(receiveBuffer);
+            if (from != null)
+            {
+                receiveBuffer.flip();
+                onMessage(from, receiveBuffer);
+            }
+        }
+    }
+
+    /**
+     * Reading thread: {@link #step()} without waiting, for a task whose send is blocked: a node that stopped
+     * reading could hold up the peers that its send waits for.
+     *
+     * @return the messages handled.
+     * @throws IOException if the socket fails or closes.
+     */
+    int takeQueued() throws IOException
+    {
+        if (!pending.isEmpty())
+        {
+            flushPending();
+        }
+        return socket.poll(this, POLL_LIMIT);
     }
 
     @Override

@@ -19,7 +19,9 @@ import org.rds4j.RdsSocket;
  * held up by a full window or a slow send shows the delay in its round trip (no coordinated omission).
  * <p>
  * The loop allocates nothing: one direct buffer per task, restamped for every request. A task waiting for
- * the window spins briefly and then parks; the receive thread unparks it when a reply comes.
+ * the window spins briefly and then parks; the receive thread unparks it when a reply comes. A node's only
+ * task, sending request/reply without {@code --rate}, reads the node's messages itself instead
+ * ({@link #readWith}).
  */
 public final class SenderTask implements Runnable
 {
@@ -50,6 +52,8 @@ public final class SenderTask implements Runnable
     private volatile long stopNanos;
     private volatile String failure;
     private Thread thread;
+    /** The node's receive side, when this task reads its replies itself (see {@link Receiver#readOn}). */
+    private Receiver reader;
     private volatile long giveUpNanos;
     private long startNanos;
     private long endNanos;
@@ -93,7 +97,22 @@ public final class SenderTask implements Runnable
         this.giveUpNanos = giveUp;
         thread = new Thread(this, name);
         thread.setDaemon(true);
+        if (reader != null)
+        {
+            reader.readOn(thread);
+        }
         thread.start();
+    }
+
+    /**
+     * Before {@link #start}: this task is the node's reader. It takes the node's messages while it waits for
+     * its window, and once it has sent DONE it runs the receive loop until the node stops it.
+     *
+     * @param receiver the node's receive side.
+     */
+    public void readWith(final Receiver receiver)
+    {
+        this.reader = receiver;
     }
 
     @Override
@@ -126,6 +145,10 @@ public final class SenderTask implements Runnable
         finally
         {
             finished = true;
+        }
+        if (reader != null)
+        {
+            reader.run();
         }
     }
 
@@ -215,6 +238,10 @@ public final class SenderTask implements Runnable
             {
                 return result;
             }
+            if (reader != null)
+            {
+                reader.takeQueued();
+            }
         }
     }
 
@@ -224,8 +251,20 @@ public final class SenderTask implements Runnable
         return result == RdsResult.ETIMEDOUT || result == RdsResult.EAGAIN || result == RdsResult.ENOBUFS;
     }
 
-    private boolean awaitWindow(final long sequence, final long depth)
+    private boolean awaitWindow(final long sequence, final long depth) throws IOException
     {
+        if (reader != null)
+        {
+            while (sequence - replies.get() >= depth)
+            {
+                if (System.nanoTime() - endNanos >= 0)
+                {
+                    return false;
+                }
+                reader.step();
+            }
+            return true;
+        }
         int spins = 0;
         while (sequence - replies.get() >= depth)
         {

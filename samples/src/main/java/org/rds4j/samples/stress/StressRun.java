@@ -87,6 +87,15 @@ public final class StressRun
     }
 
     /**
+     * @return whether the node's one task reads the replies itself ({@link Receiver#readOn}): it waits for each
+     *         reply (not one-way) as soon as it has sent (no {@code --rate}, whose schedule it waits for instead).
+     */
+    private boolean singleReader()
+    {
+        return tasks.length == 1 && !settings.oneWay() && settings.rate() == 0;
+    }
+
+    /**
      * Runs to the end and prints the summary.
      *
      * @return the exit status: 0 if nothing was lost, duplicated, reordered or corrupted, every send worked and
@@ -105,7 +114,14 @@ public final class StressRun
         final Totals base = totals(start);
         printStart();
         final String node = IpPortConverter.format(settings.bind());
-        receiver.start("stress-receive-" + node);
+        if (singleReader())
+        {
+            tasks[0].readWith(receiver);
+        }
+        else
+        {
+            receiver.start("stress-receive-" + node);
+        }
         final long end = start + settings.durationNanos();
         graceStart = end;
         for (final SenderTask task : tasks)
