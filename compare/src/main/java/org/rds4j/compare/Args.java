@@ -54,7 +54,7 @@ final class Args
         duration(spec, "--warmup", "throughput: time before measuring (default 2)");
         duration(spec, "--duration", "throughput: time measured (default 5)");
         duration(spec, "--grace", "throughput: how long the source sends on after the sink's window (default 2)");
-        integer(spec, "--warmup-rt", "round trips before measuring (default 20000)");
+        integer(spec, "--warmup-rt", "round trips before measuring, at least (default 20000; the warm-up also lasts --warmup)");
         integer(spec, "--rt", "round trips measured (default 100000)");
         duration(spec, "--start-timeout", "how long a role waits for its peer before it gives up (default 30)");
         duration(spec, "--timeout", "how long before the process halts itself (default 120)");
