@@ -50,10 +50,7 @@ class StressCommandTest
         final Map<String, Object> p = passive.summary();
         for (final Map<String, Object> s : List.of(a, p))
         {
-            for (final String key : new String[] {"lost", "duplicated", "reordered", "verify_errors", "send_errors"})
-            {
-                assertEquals(0L, number(s, key), key + " in " + s);
-            }
+            assertNothingWrong(s);
             for (final String key : new String[] {"sent", "received", "msgs_per_s", "mb_per_s", "retransmits", "reconnects",
                 "cpu_pct"})
             {
@@ -108,16 +105,22 @@ class StressCommandTest
         assertEquals(0, passive.await(), passive.report());
         final Map<String, Object> a = active.summary();
         final Map<String, Object> p = passive.summary();
-        for (final String key : new String[] {"lost", "duplicated", "reordered", "verify_errors", "send_errors"})
-        {
-            assertEquals(0L, number(a, key), key + " in " + a);
-            assertEquals(0L, number(p, key), key + " in " + p);
-        }
+        assertNothingWrong(a);
+        assertNothingWrong(p);
         assertTrue(number(a, "sent") > 0, a.toString());
         assertEquals(number(a, "sent"), number(p, "received"), "every request arrived");
         assertEquals(number(a, "sent"), number(a, "replies"), "every request was answered");
         assertEquals(number(a, "sent"), ((Number)((Map<?, ?>)a.get("rtt_us")).get("count")).longValue(),
             "every reply's round trip was recorded");
+    }
+
+    /** A summary with nothing lost, duplicated, reordered, corrupted or refused. */
+    private static void assertNothingWrong(final Map<String, Object> summary)
+    {
+        for (final String key : new String[] {"lost", "duplicated", "reordered", "verify_errors", "send_errors"})
+        {
+            assertEquals(0L, number(summary, key), key + " in " + summary);
+        }
     }
 
     private static boolean threadNamed(final String name)
