@@ -4,8 +4,9 @@
 # connects either way, 0 B to 1 MiB (multi-fragment) messages, several sockets on each side at once, pings both
 # ways, streams larger than either side's send buffer (so only RDS acks can free them), an idle connection kept up by
 # heartbeats, each with the kernel's IB flow control off (its default) and on; then, in a second guest, rds4j on the
-# lower address. One PASS/FAIL line per check; exit status 0 only if all passed. 6-10 minutes (376 s in the run of results/interop-ib/).
-#   usage: vm/kernel-interop-ib.sh            (builds samples/target/rds.jar if missing; REBUILD=1 always builds)
+# lower address; in a third, rds4j's node is a driver (rds driver --transport ib) that two client processes share. One PASS/FAIL line per check; exit status 0 only if all passed. 6-10 minutes (376 s in the run of results/interop-ib/).
+#   usage: vm/kernel-interop-ib.sh            (builds samples/target/rds.jar if missing; REBUILD=1 always builds;
+#                                              KERNEL_INTEROP_IB_GUESTS="driver" runs that guest only)
 # Results and logs: samples/target/kernel-interop-ib/; with RDS4J_RECORD=1 its run.log (the check lines, counters
 # and figures of both guests) is also copied to the folder results/new-run.sh makes. The guest set-up is
 # vm/kernel-interop-ib/net.sh.
@@ -29,9 +30,14 @@ fi
 start=$(date +%s)
 rc=0
 : > "$DIR/run.log"
-# two guests: the kernel on the lower address (flow control off, then on), then rds4j on the lower address
-for mode in "" swapped; do
-  [ -n "$mode" ] && echo "---- a new guest: rds4j has the lower address" | tee -a "$DIR/run.log"
+# three guests: the kernel on the lower address (flow control off, then on), rds4j on the lower address, rds4j's node
+# a driver; KERNEL_INTEROP_IB_GUESTS picks some of them (plain swapped driver)
+for mode in ${KERNEL_INTEROP_IB_GUESTS:-plain swapped driver}; do
+  [ "$mode" = plain ] && mode=
+  case $mode in
+    swapped) echo "---- a new guest: rds4j has the lower address" | tee -a "$DIR/run.log" ;;
+    driver) echo "---- a new guest: rds4j's node is a driver and its client processes" | tee -a "$DIR/run.log" ;;
+  esac
   RXE_VM_RW=$DIR RXE_VM_TIMEOUT=${KERNEL_INTEROP_VM_TIMEOUT:-1200} "$ROOT/vm/run-in-rxe-vm.sh" \
     "bash '$DIR/guest.sh' '$JAVA' '$JAR' '$DIR' $mode" 2>&1 | tee -a "$DIR/run.log"
   r=${PIPESTATUS[0]}; [ "$r" -eq 0 ] || rc=$r

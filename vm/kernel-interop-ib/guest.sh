@@ -5,11 +5,13 @@
 # wiring. Each check prints one PASS or FAIL line.
 #   usage: guest.sh JAVA RDS_JAR DIR [swapped]
 # swapped: rds4j gets the lower address (10.89.0.1), and only the kernel's default (flow control off) is run,
-# without the streams.
+# without the streams. driver: rds4j's node is a driver (rds driver --transport ib) with client processes (rds echo
+# and rds ping --driver); the kernel's default only.
 set -uo pipefail
 JAVA=$1 JAR=$2 DIR=$3 MODE=${4:-}
 K=10.89.0.1 R=10.89.0.2 FCS="0 1" T=
 [ "$MODE" = swapped ] && { K=10.89.0.2 R=10.89.0.1 FCS=0 T=-swapped; }
+[ "$MODE" = driver ] && { FCS= T=-driver; }
 SIZES=0,100,4095,4096,4097,65536,1048576
 fail() { echo "FAIL setup: $*"; exit 1; }
 . "$DIR/net.sh" || fail "network set-up (net.sh)"
@@ -125,9 +127,43 @@ for FC in $FCS; do
     echo "FAIL rds4j warnings$S: $(grep -h WARN "$DIR"/*$S.log | head -3)"; rc=1
   else echo "PASS rds4j warnings$S: no WARN line in the rds4j logs (no dropped connection, no bad frame)"; fi
 done
+if [ "$MODE" = driver ]; then
+  # rds4j's node is one driver process in namespace J; its clients bind, send and receive through it
+  mark
+  DD=/dev/shm/rds4j-interop-driver
+  $RDS driver --dir $DD --transport ib > "$DIR/rdsdriver$T.log" 2>&1 &
+  DRV=$!
+  for i in $(seq 1 300); do grep -q "serving" "$DIR/rdsdriver$T.log" && break; sleep 0.2; done
+  grep -q "serving" "$DIR/rdsdriver$T.log" || { echo "FAIL setup: rds driver did not start: $(tail -3 "$DIR/rdsdriver$T.log")"; rc=1; }
+  $RDS echo --bind $R:5000 --driver $DD > "$DIR/echo$T.log" 2>&1 &
+  ECHO=$!
+  for i in $(seq 1 300); do grep -q "bound to" "$DIR/echo$T.log" && break; sleep 0.2; done
+  grep -q "bound to" "$DIR/echo$T.log" || { echo "FAIL setup: rds echo --driver did not start: $(tail -3 "$DIR/echo$T.log")"; rc=1; }
+  pids=
+  for p in 4000 4001 4002; do check "kernel->rds4j$T $p" timeout 240 $PEER client $K $p $R 5000 2 $SIZES & pids="$pids $!"; done
+  for p in $pids; do wait $p || rc=1; done
+  check "kernel ping$T" timeout 60 $PEER ping $K 4100 $R 5
+  kernel_conn "Active conn connected <::ffff:$K,::ffff:$R,0> version" "connect kernel->rds4j$T" \
+    "the kernel connected, rds4j's driver accepted ($(dmesg | grep -o 'Active conn connected.*' | tail -1))"
+  # a second client process of the same driver: it shares the driver's connection to the kernel
+  if timeout 90 $RDS ping $K -c 3 -I $R --driver $DD --timeout 15s > "$DIR/ping$T.log" 2>&1 && grep -q "^seq=.* from $K" "$DIR/ping$T.log"; then
+    echo "PASS rds ping$T: $(grep -c "^seq=.* from $K" "$DIR/ping$T.log") pongs from the kernel to rds ping --driver, beside rds echo on the same driver"
+  else echo "FAIL rds ping$T: no pong from the kernel: $(tail -3 "$DIR/ping$T.log")"; rc=1; fi
+  conns=$(dmesg | sed -n "/rds4j-interop-mark $MARK\$/,\$p" | grep -c "conn connected <::ffff:$K,::ffff:$R,0>")
+  if [ "$conns" -eq 1 ]; then echo "PASS one connection$T: the kernel logged 1 connection to the driver for its 2 client processes"
+  else echo "FAIL one connection$T: the kernel logged $conns connections to rds4j's address since the driver started"; rc=1; fi
+  stop $ECHO "rds echo$T"
+  stop $DRV "rds driver$T"
+  if grep -q "WARN" "$DIR"/*$T.log 2>/dev/null; then
+    echo "FAIL rds4j warnings$T: $(grep -h WARN "$DIR"/*$T.log | head -3)"; rc=1
+  else echo "PASS rds4j warnings$T: no WARN line in the driver's and its clients' logs"; fi
+fi
 dmesg > "$DIR/dmesg$T.log"
-procs=$(ls "$DIR"/*$T.log | grep -cE "/(driver|echo|ping|source|ksink|idle)(-fc)?$T\.log\$")
+procs=$(ls "$DIR"/*$T.log | grep -cE "/(driver|rdsdriver|echo|ping|source|ksink|idle)(-fc)?$T\.log\$")
 if grep -qE "WARNING|BUG|Oops|RIP:|Call Trace|corrupted header|didn't include|fragment header mismatch|incompatible" "$DIR/dmesg$T.log"; then
   echo "FAIL kernel log$T: $(grep -E "WARNING|BUG|Oops|corrupted|didn't include|mismatch|incompatible" "$DIR/dmesg$T.log" | head -3)"; rc=1
-else echo "PASS kernel log$T: $procs rds4j processes (each a new generation) came and went; the kernel logged no warning, oops, bad header or protocol error"; fi
+else
+  who="$procs rds4j processes (each a new generation)"; [ "$MODE" = driver ] && who="a driver and its $((procs - 1)) client processes"
+  echo "PASS kernel log$T: $who came and went; the kernel logged no warning, oops, bad header or protocol error"
+fi
 exit $rc
