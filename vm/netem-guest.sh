@@ -9,16 +9,16 @@
 # With KILL_EVERY_S > 0 it also destroys the nodes' TCP connection (ss -K in namespace a) every KILL_EVERY_S
 # seconds while they stream, so that RDS reconnects and retransmits over the lossy link as well.
 # With DRIVER_STREAM_MS > 0, a second phase follows in the same boot, into RESULTS/driver: the same again for
-# DRIVER_STREAM_MS in fresh namespaces (so netem's and TCP's statistics are the phase's own), with node a a
-# client (FaultNode --driver) of a DriverNode in namespace a, whose stack then holds the connection that netem
-# and ss -K hit. Each phase writes the nodes' exit status (and the driver's) to its exit.txt.
+# DRIVER_STREAM_MS in fresh namespaces (so netem's and TCP's statistics are the phase's own), with each node a
+# client (FaultNode --driver) of a DriverNode in its namespace, whose stacks then hold the connection that netem
+# and ss -K hit. Each phase writes the nodes' exit status (and the drivers') to its exit.txt.
 set -uo pipefail
 R=$1 JAVA=$2 CP=$3 STREAM_MS=$4 MAX_SIZE=$5 NETEM=$6 KILL_EVERY_S=$7 DRIVER_STREAM_MS=${8:-0}
 NS_A=rds4j-netem-a NS_B=rds4j-netem-b
 IP_A=10.99.0.1 IP_B=10.99.0.2
 TCP_PORT=28030
 DRAIN_MS=180000
-DRIVER_DIR=/dev/shm/rds4j-netem-driver-a
+DRIVER_DIR=/dev/shm/rds4j-netem-driver-
 JVM_OPTS=(-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
   -Dorg.slf4j.simpleLogger.defaultLogLevel=info -Dorg.slf4j.simpleLogger.showDateTime=true)
 
@@ -44,19 +44,24 @@ phase() {
   tc -n $NS_B qdisc add dev veth-b root netem $NETEM || fail "tc netem on veth-b: $NETEM"
   tc -n $NS_A qdisc show dev veth-a
 
-  local pid_d= rc_d=
-  local driver_args=()
+  local pid_da= pid_db= rc_da= rc_db=
+  local driver_a=() driver_b=()
   if [ "$driver" = 1 ]; then
-    # the driver's stdin is held open by fd 5: closing it ends the driver
-    mkfifo /tmp/netem-driver-in || fail mkfifo
-    timeout -k 5 $limit_s ip netns exec $NS_A "$JAVA" "${JVM_OPTS[@]}" -cp "$CP" org.rds4j.faults.DriverNode \
-      --bind $IP_A --dir $DRIVER_DIR --tcp-port $TCP_PORT < /tmp/netem-driver-in > "$d/driver-a.out" 2> "$d/driver-a.log" &
-    pid_d=$!
-    exec 5> /tmp/netem-driver-in
-    for i in $(seq 1 240); do grep -qx READY "$d/driver-a.out" 2>/dev/null && break; kill -0 $pid_d 2>/dev/null || break; sleep 0.5; done
-    grep -qx READY "$d/driver-a.out" || fail "driver not READY after 120 s (see $d/driver-a.log)"
-    say "driver of node a READY in $DRIVER_DIR"
-    driver_args=(--driver $DRIVER_DIR)
+    # a driver's stdin is held open by fd 5 (a) or 6 (b): closing it ends the driver
+    mkfifo /tmp/netem-driver-in-a /tmp/netem-driver-in-b || fail mkfifo
+    start_driver() { # NS IP NAME
+      timeout -k 5 $limit_s ip netns exec $1 "$JAVA" "${JVM_OPTS[@]}" -cp "$CP" org.rds4j.faults.DriverNode \
+        --bind $2 --dir $DRIVER_DIR$3 --tcp-port $TCP_PORT < /tmp/netem-driver-in-$3 > "$d/driver-$3.out" 2> "$d/driver-$3.log"
+    }
+    start_driver $NS_A $IP_A a & pid_da=$!
+    start_driver $NS_B $IP_B b & pid_db=$!
+    exec 5> /tmp/netem-driver-in-a 6> /tmp/netem-driver-in-b
+    for side in a b; do
+      for i in $(seq 1 240); do grep -qx READY "$d/driver-$side.out" 2>/dev/null && break; kill -0 $pid_da $pid_db 2>/dev/null || break; sleep 0.5; done
+      grep -qx READY "$d/driver-$side.out" || fail "driver of node $side not READY after 120 s (see $d/driver-$side.log)"
+      say "driver of node $side READY in $DRIVER_DIR$side"
+    done
+    driver_a=(--driver ${DRIVER_DIR}a) driver_b=(--driver ${DRIVER_DIR}b)
   fi
 
   mkfifo /tmp/netem-in-a /tmp/netem-in-b || fail mkfifo
@@ -67,8 +72,8 @@ phase() {
       --duration-ms "$stream_ms" --drain-ms $DRAIN_MS --max-size "$MAX_SIZE" --sndbuf 262144 --progress-ms 5000 "$@" \
       < /tmp/netem-in-$name > "$d/node-$name.out" 2> "$d/node-$name.log"
   }
-  start $NS_A $IP_A a "${driver_args[@]}" & local pid_a=$!
-  start $NS_B $IP_B b & local pid_b=$!
+  start $NS_A $IP_A a "${driver_a[@]}" & local pid_a=$!
+  start $NS_B $IP_B b "${driver_b[@]}" & local pid_b=$!
   exec 3> /tmp/netem-in-a 4> /tmp/netem-in-b
 
   ready() { grep -qx READY "$d/node-$1.out" 2>/dev/null; }
@@ -94,9 +99,10 @@ phase() {
   exec 3>&- 4>&-
   rm -f /tmp/netem-in-a /tmp/netem-in-b
   if [ "$driver" = 1 ]; then
-    exec 5>&-
-    wait $pid_d; rc_d=$?
-    rm -f /tmp/netem-driver-in
+    exec 5>&- 6>&-
+    wait $pid_da; rc_da=$?
+    wait $pid_db; rc_db=$?
+    rm -f /tmp/netem-driver-in-a /tmp/netem-driver-in-b
   fi
   echo "$start $end" > "$d/times.txt"
   for side in a b; do
@@ -105,14 +111,14 @@ phase() {
     ip netns exec $ns nstat -az > "$d/nstat-$side.txt" 2>&1
   done
   ip netns del $NS_A; ip netns del $NS_B
-  echo "$rc_a $rc_b $rc_d" > "$d/exit.txt"
-  say "node a exited $rc_a, node b exited $rc_b${rc_d:+, the driver exited $rc_d}"
-  [ $rc_a = 0 ] && [ $rc_b = 0 ] && [ "${rc_d:-0}" = 0 ]
+  echo "$rc_a $rc_b $rc_da $rc_db" > "$d/exit.txt"
+  say "node a exited $rc_a, node b exited $rc_b${rc_da:+, their drivers exited $rc_da and $rc_db}"
+  [ $rc_a = 0 ] && [ $rc_b = 0 ] && [ "${rc_da:-0}" = 0 ] && [ "${rc_db:-0}" = 0 ]
 }
 
 phase "$R" "$STREAM_MS" 0; RC=$?
 if [ "$DRIVER_STREAM_MS" -gt 0 ]; then
-  say "driver phase: node a through a driver"
+  say "driver phase: each node through a driver"
   phase "$R/driver" "$DRIVER_STREAM_MS" 1 || RC=1
 fi
 exit $RC
