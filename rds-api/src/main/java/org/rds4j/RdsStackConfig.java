@@ -91,6 +91,8 @@ public final class RdsStackConfig
      */
     public static final Setting<String> DRIVER_DIRECTORY = Setting.of("driverDirectory", "rds4j.driver.dir",
         text -> text, () -> "", v -> null);
+    /** How often a driver publishes its heartbeat, which its clients watch. */
+    public static final Duration DRIVER_HEARTBEAT_PERIOD = Duration.ofMillis(100);
     /** Who runs the duty cycle: {@code rds4j.threading}. */
     public static final Setting<Threading> THREADING =
         Setting.ofEnum("threading", "rds4j.threading", Threading.class, Threading.AGENT);

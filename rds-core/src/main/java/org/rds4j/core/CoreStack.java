@@ -95,6 +95,7 @@ public final class CoreStack implements RdsStack
         this.agent = new StackAgent(config, counters, pool, transports, loopback, endpoints, congestionMaps,
             newCongestionMap, options.nanoClock(), options.epochClock());
         agent.infoFile(infoFile);
+        agent.driverHeartbeat(options.driverHeartbeat());
         this.wakeSignal = new WakeSignal(options.nanoClock());
         final IdleStrategy idle = options.idleStrategy() == null ?
             IdleStrategies.parse(config.idleStrategy(), wakeSignal) :

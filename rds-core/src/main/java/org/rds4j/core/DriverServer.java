@@ -42,8 +42,9 @@ import java.util.function.Consumer;
  * Files in the directory, its user's only (or its group's too): {@code driver.lock} (held while the driver runs, so
  * that a second driver in the directory fails and a dead one's files are replaced), {@code driver.sock} (where
  * clients connect), {@code congestion} ({@link CongestionBoard}: the stack's congestion maps, which clients read
- * to refuse a send to a congested port at once), and for a moment per client its ring ({@link DriverRing}), whose
- * name the client deletes once it has mapped it.
+ * to refuse a send to a congested port at once), {@code heartbeat} ({@link DriverHeartbeat}: when the stack's agent
+ * last ran, which clients watch to let a stopped or hung driver go), and for a moment per client its ring
+ * ({@link DriverRing}), whose name the client deletes once it has mapped it.
  * <p>
  * Threads: the stack's own, and one conductor ({@code rds4j-driver-<name>}) that waits in a NIO selector on the
  * listening socket and the clients' connections, runs their frames (from their rings and connections) against the
@@ -62,6 +63,7 @@ public final class DriverServer implements AutoCloseable
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final CongestionBoard board;
+    private final DriverHeartbeat heartbeat;
     private final CoreStack stack;
     private final ServerSocketChannel listener;
     private final Selector selector;
@@ -104,14 +106,16 @@ public final class DriverServer implements AutoCloseable
             throw new IOException("a driver is already running in " + directory);
         }
         CongestionBoard madeBoard = null;
+        DriverHeartbeat madeHeartbeat = null;
         CoreStack madeStack = null;
         ServerSocketChannel madeListener = null;
         try
         {
             madeBoard = CongestionBoard.create(directory, config.maxPeers() + 64, groupAccess);
-            // its own agent drives the stack: no application thread of this process calls it
+            madeHeartbeat = DriverHeartbeat.create(directory, groupAccess, options.epochClock().time());
+            // its own agent drives the stack (no application thread of this process calls it), and beats
             madeStack = CoreStack.open(config.toBuilder().driverDirectory("").threading(Threading.AGENT).build(),
-                options.congestionMaps(madeBoard::create));
+                options.congestionMaps(madeBoard::create).driverHeartbeat(madeHeartbeat));
             final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
             Files.deleteIfExists(socketFile); // a dead driver's: the lock says none runs
             deleteRings(); // a dead driver's clients' rings that they never mapped
@@ -129,6 +133,10 @@ public final class DriverServer implements AutoCloseable
             {
                 madeStack.close();
             }
+            if (madeHeartbeat != null)
+            {
+                madeHeartbeat.close();
+            }
             if (madeBoard != null)
             {
                 madeBoard.close();
@@ -138,6 +146,7 @@ public final class DriverServer implements AutoCloseable
             throw ex;
         }
         board = madeBoard;
+        heartbeat = madeHeartbeat;
         stack = madeStack;
         listener = madeListener;
         stack.setPeerListener(this::execute, new RdsPeerListener()
@@ -501,6 +510,7 @@ public final class DriverServer implements AutoCloseable
             LOG.debug("cannot delete the driver's socket file", ex);
         }
         stack.close();
+        heartbeat.close();
         board.close();
         try
         {

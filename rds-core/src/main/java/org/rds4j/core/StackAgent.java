@@ -29,6 +29,8 @@ import java.util.function.Function;
  */
 final class StackAgent implements Agent, IdleBounds, PathHost
 {
+    private static final long HEARTBEAT_PERIOD_NS = RdsStackConfig.DRIVER_HEARTBEAT_PERIOD.toNanos();
+
     private final RdsStackConfig config;
     private final StackCounters counters;
     private final MessagePool pool;
@@ -62,6 +64,9 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     /** The info file snapshots go to (null: none), and when the next is due. */
     private StackInfoFile infoFile;
     private long nextInfoSnapshotNs;
+    /** A driver's heartbeat for its clients (null: not a driver's stack), and when the next beat is due. */
+    private DriverHeartbeat driverHeartbeat;
+    private long nextHeartbeatNs;
     private volatile boolean closing;
 
     private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
@@ -85,6 +90,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         this.epochClock = epochClock;
         this.nowNs = clock.nanoTime();
         this.nextInfoSnapshotNs = nowNs;
+        this.nextHeartbeatNs = nowNs;
         this.counters = counters;
         this.pool = pool;
         this.transports = transports;
@@ -195,6 +201,11 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             nextInfoSnapshotNs = nowNs + StackInfoFile.SNAPSHOT_INTERVAL_NS;
             infoFile.writeSnapshot(connections, sockets, epochClock.time());
         }
+        if (driverHeartbeat != null && nowNs - nextHeartbeatNs >= 0)
+        {
+            nextHeartbeatNs = nowNs + HEARTBEAT_PERIOD_NS;
+            driverHeartbeat.beat(epochClock.time());
+        }
         return work;
     }
 
@@ -222,8 +233,8 @@ final class StackAgent implements Agent, IdleBounds, PathHost
 
     /**
      * The thread about to idle: the latest time the next duty cycle must run if nothing wakes the agent, the
-     * earliest of every connection's and transport's deadline and the next info file snapshot; {@code nowNs}
-     * while a socket's congested port waits to be released.
+     * earliest of every connection's and transport's deadline, the next info file snapshot and a driver's next
+     * heartbeat; {@code nowNs} while a socket's congested port waits to be released.
      */
     @Override
     public long idleDeadlineNs(final long nowNs)
@@ -233,6 +244,10 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             return nowNs;
         }
         long deadline = infoFile == null ? Transport.NO_DEADLINE : nextInfoSnapshotNs;
+        if (driverHeartbeat != null)
+        {
+            deadline = Math.min(deadline, nextHeartbeatNs); // due with the snapshot: one wake-up serves both
+        }
         for (int i = 0; i < connections.size() && deadline != nowNs; i++)
         {
             deadline = Math.min(deadline, connections.get(i).idleDeadlineNs(nowNs));
@@ -254,6 +269,12 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     void infoFile(final StackInfoFile file)
     {
         this.infoFile = file;
+    }
+
+    /** Before the agent starts: a driver's heartbeat, written every {@link #HEARTBEAT_PERIOD_NS}; null for none. */
+    void driverHeartbeat(final DriverHeartbeat heartbeat)
+    {
+        this.driverHeartbeat = heartbeat;
     }
 
     private void execute(final StackCommand command)

@@ -26,6 +26,7 @@ public final class StackOptions
     private IdleStrategy idleStrategy;
     private List<TransportFactory> transports;
     private Function<InetAddress, CongestionMap> congestionMaps = address -> new CongestionMap();
+    private DriverHeartbeat driverHeartbeat;
 
     /** Options with every default: set only what differs. */
     public StackOptions()
@@ -113,5 +114,21 @@ public final class StackOptions
     Function<InetAddress, CongestionMap> congestionMaps()
     {
         return congestionMaps;
+    }
+
+    /**
+     * @param heartbeat where a driver's stack's agent publishes that it runs, for the driver's clients.
+     * @return this.
+     */
+    StackOptions driverHeartbeat(final DriverHeartbeat heartbeat)
+    {
+        this.driverHeartbeat = heartbeat;
+        return this;
+    }
+
+    /** @return the driver's heartbeat, or null: the stack is not a driver's. */
+    DriverHeartbeat driverHeartbeat()
+    {
+        return driverHeartbeat;
     }
 }

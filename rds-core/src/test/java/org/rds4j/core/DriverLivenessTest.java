@@ -331,12 +331,31 @@ class DriverLivenessTest
     }
 
     @Test
+    void anIdleDriverWithoutAnInfoFileBeatsEveryHeartbeatPeriod() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-beat")); // infoFile(false)
+        final DriverHeartbeat heartbeat = DriverHeartbeat.open(driver.directory());
+        final long first = heartbeat.millis();
+        final long period = RdsStackConfig.DRIVER_HEARTBEAT_PERIOD.toMillis();
+        // ten beats and more, each new heartbeat at most a period and a margin after the one before
+        long last = first;
+        while (last < first + 10 * period)
+        {
+            final long before = last;
+            Await.until(Duration.ofMillis(period + 400), () -> heartbeat.millis() > before,
+                () -> "a beat after " + before);
+            last = heartbeat.millis();
+        }
+    }
+
+    @Test
     void theDriversFilesAreItsUsersOnlyAndOneDriverRunsPerDirectory() throws Exception
     {
         final DriverServer driver = stacks.start(stacks.config("live-e"));
         final Path directory = driver.directory();
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory)));
-        for (final String file : new String[] {DriverProtocol.SOCKET_FILE, CongestionBoard.FILE, "driver.lock"})
+        for (final String file : new String[] {DriverProtocol.SOCKET_FILE, CongestionBoard.FILE, DriverHeartbeat.FILE,
+            "driver.lock"})
         {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(file))),
                 file);
