@@ -91,8 +91,17 @@ public final class RdsStackConfig
      */
     public static final Setting<String> DRIVER_DIRECTORY = Setting.of("driverDirectory", "rds4j.driver.dir",
         text -> text, () -> "", v -> null);
-    /** How often a driver publishes its heartbeat, which its clients watch. */
+    /**
+     * How often a driver publishes its heartbeat, which its clients watch: a {@link #DRIVER_TIMEOUT} must exceed
+     * it.
+     */
     public static final Duration DRIVER_HEARTBEAT_PERIOD = Duration.ofMillis(100);
+    /**
+     * How long a client lets its driver's heartbeat stand still before it takes the driver as stopped or hung:
+     * {@code rds4j.driver.timeout}.
+     */
+    public static final Setting<Duration> DRIVER_TIMEOUT = Setting.ofDuration("driverTimeout", "rds4j.driver.timeout",
+        Duration.ofSeconds(10), RdsStackConfig::driverTimeoutProblem);
     /** Who runs the duty cycle: {@code rds4j.threading}. */
     public static final Setting<Threading> THREADING =
         Setting.ofEnum("threading", "rds4j.threading", Threading.class, Threading.AGENT);
@@ -100,7 +109,7 @@ public final class RdsStackConfig
     public static final List<Setting<?>> SETTINGS = List.of(NAME, TRANSPORT, SEND_BUFFER_BYTES, RECEIVE_BUFFER_BYTES,
         MAX_SOCKET_BUFFER_BYTES, RECEIVE_RING_BYTES, SEND_RING_BYTES, SOCKET_QUEUE_CAPACITY, IDLE_STRATEGY, ACK_DELAY, RECONNECT_DELAY_MIN, RECONNECT_DELAY_MAX, CONNECT_TIMEOUT,
         HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT, INFO_DIRECTORY, INFO_FILE, MAX_PEERS, PEER_CONNECT_RATE, ALLOWED_PEERS,
-        THREADING, DRIVER_DIRECTORY);
+        THREADING, DRIVER_DIRECTORY, DRIVER_TIMEOUT);
 
     private final SettingSource settingSource;
     private final String name;
@@ -125,6 +134,7 @@ public final class RdsStackConfig
     private final PeerAllowList allowedPeers;
     private final Threading threading;
     private final String driverDirectory;
+    private final Duration driverTimeout;
     private final Map<Class<?>, TransportConfig> transportConfigs;
 
     private RdsStackConfig(final Builder b)
@@ -153,6 +163,7 @@ public final class RdsStackConfig
         allowedPeers = ALLOWED_PEERS.resolve(b.allowedPeers, source);
         threading = THREADING.resolve(b.threading, source);
         driverDirectory = DRIVER_DIRECTORY.resolve(b.driverDirectory, source);
+        driverTimeout = DRIVER_TIMEOUT.resolve(b.driverTimeout, source);
         transportConfigs = Map.copyOf(b.transportConfigs);
         // settings that may come from different places are checked together once, here
         checkReconnectDelay(reconnectDelayMin, reconnectDelayMax);
@@ -212,6 +223,7 @@ public final class RdsStackConfig
         b.allowedPeers = allowedPeers;
         b.threading = threading;
         b.driverDirectory = driverDirectory;
+        b.driverTimeout = driverTimeout;
         b.transportConfigs.putAll(transportConfigs);
         return b;
     }
@@ -427,6 +439,17 @@ public final class RdsStackConfig
         return driverDirectory;
     }
 
+    /**
+     * @return how long this stack, attached to a driver, lets the driver's heartbeat stand still before it takes
+     *         the driver as stopped (SIGSTOP) or hung: it then closes its connection, and every waiting and later
+     *         call fails with {@link RdsResult#ECONNRESET}, as when the driver dies. More than the driver's
+     *         heartbeat period ({@link #DRIVER_HEARTBEAT_PERIOD}). Default 10 s. Unused by an embedded stack.
+     */
+    public Duration driverTimeout()
+    {
+        return driverTimeout;
+    }
+
     /** @return the default directory of a driver ({@code rds driver} with no {@code --dir}): per user, under {@code /dev/shm} where it exists. */
     public static String defaultDriverDirectory()
     {
@@ -444,7 +467,8 @@ public final class RdsStackConfig
             ", heartbeat=" + heartbeatInterval + "/" + heartbeatTimeout +
             ", infoFile=" + (infoFileEnabled ? infoDirectory : "off") +
             ", maxPeers=" + maxPeers + ", peerConnectRate=" + peerConnectRate + ", allowedPeers=" + allowedPeers +
-            ", threading=" + threading + (driverDirectory.isEmpty() ? "" : ", driver=" + driverDirectory) +
+            ", threading=" + threading + (driverDirectory.isEmpty() ? "" : ", driver=" + driverDirectory +
+            ", driverTimeout=" + driverTimeout) +
             ", transportConfigs=" + transportConfigs.values() + "}";
     }
 
@@ -470,6 +494,13 @@ public final class RdsStackConfig
         {
             throw new IllegalArgumentException("heartbeatTimeout must exceed heartbeatInterval: " + interval + ", " + timeout);
         }
+    }
+
+    private static String driverTimeoutProblem(final Duration timeout)
+    {
+        final String problem = Setting.positiveDuration().problem(timeout);
+        return problem != null || timeout.compareTo(DRIVER_HEARTBEAT_PERIOD) > 0 ? problem :
+            "must exceed the driver's heartbeat period, " + DRIVER_HEARTBEAT_PERIOD.toMillis() + "ms";
     }
 
     private static String idleStrategyProblem(final String spec)
@@ -522,6 +553,7 @@ public final class RdsStackConfig
         private PeerAllowList allowedPeers;
         private Threading threading;
         private String driverDirectory;
+        private Duration driverTimeout;
 
         private Builder(final SettingSource settingSource)
         {
@@ -743,6 +775,18 @@ public final class RdsStackConfig
         public Builder driverDirectory(final String directory)
         {
             this.driverDirectory = DRIVER_DIRECTORY.check(directory);
+            return this;
+        }
+
+        /**
+         * @param timeout how long an attached stack lets its driver's heartbeat stand still before it takes the
+         *                driver as stopped or hung; more than {@link RdsStackConfig#DRIVER_HEARTBEAT_PERIOD}. See
+         *                {@link RdsStackConfig#driverTimeout()}.
+         * @return this builder.
+         */
+        public Builder driverTimeout(final Duration timeout)
+        {
+            this.driverTimeout = DRIVER_TIMEOUT.check(timeout);
             return this;
         }
 

@@ -104,7 +104,8 @@ class SettingTest
     {
         final SettingSource source = source(
             Map.of("rds4j.heartbeat.timeout", "30s", "rds4j.max.peers", "9", "rds4j.allowed.peers", "10.0.0.0/8, fd00::/64"),
-            Map.of("RDS4J_MAX_PEERS", "11", "RDS4J_PEER_CONNECT_RATE", "4", "RDS4J_THREADING", "INVOKER", "RDS4J_SEND_BUFFER", "2m"));
+            Map.of("RDS4J_MAX_PEERS", "11", "RDS4J_PEER_CONNECT_RATE", "4", "RDS4J_THREADING", "INVOKER", "RDS4J_SEND_BUFFER", "2m",
+                "RDS4J_DRIVER_TIMEOUT", "2s"));
         final RdsStackConfig config = RdsStackConfig.builder(source).peerConnectRate(5).build();
         assertEquals(Duration.ofSeconds(30), config.heartbeatTimeout());
         assertEquals(Duration.ofSeconds(1), config.heartbeatInterval());
@@ -113,6 +114,7 @@ class SettingTest
         assertEquals(Threading.INVOKER, config.threading());
         assertEquals(2 << 20, config.sendBufferBytes());
         assertEquals(1 << 20, config.receiveBufferBytes());
+        assertEquals(Duration.ofSeconds(2), config.driverTimeout());
         assertEquals(java.util.List.of("10.0.0.0/8", "fd00::/64"), config.allowedPeers().entries());
         assertSame(source, config.settingSource());
         final RdsStackConfig copy = config.toBuilder().build();
@@ -140,6 +142,21 @@ class SettingTest
         assertEquals(20, config.peerConnectRate());
         assertSame(PeerAllowList.ALL, config.allowedPeers());
         assertEquals(Threading.AGENT, config.threading());
+        assertEquals(Duration.ofSeconds(10), config.driverTimeout());
+    }
+
+    @Test
+    void theDriverTimeoutMustExceedTheDriversHeartbeatPeriod()
+    {
+        assertEquals(Duration.ofMillis(101), RdsStackConfig.builder(property("rds4j.driver.timeout", "101ms")).build()
+            .driverTimeout());
+        assertEquals("property rds4j.driver.timeout=100ms: driverTimeout must exceed the driver's heartbeat period, 100ms",
+            assertThrows(IllegalArgumentException.class,
+                () -> RdsStackConfig.builder(property("rds4j.driver.timeout", "100ms")).build()).getMessage());
+        assertEquals("driverTimeout must be positive: PT0S", assertThrows(IllegalArgumentException.class,
+            () -> RdsStackConfig.builder().driverTimeout(Duration.ZERO)).getMessage());
+        assertEquals("driverTimeout must not be negative: PT-1S", assertThrows(IllegalArgumentException.class,
+            () -> RdsStackConfig.builder().driverTimeout(Duration.ofSeconds(-1))).getMessage());
     }
 
     @Test

@@ -55,10 +55,13 @@ import java.net.InetSocketAddress;
  * </pre>
  * The driver checks every client frame ({@link #checkClientFrame}) before it acts on it: a client that sends a
  * malformed one is cut off.
+ * <p>
+ * Beside the frames, a client reads two files of the driver's directory: {@code congestion} ({@link CongestionBoard})
+ * and, since version 4, {@code heartbeat} ({@link DriverHeartbeat}), by which it lets a stopped or hung driver go.
  */
 final class DriverProtocol
 {
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final String SOCKET_FILE = "driver.sock";
 
     static final int HEADER = 12;

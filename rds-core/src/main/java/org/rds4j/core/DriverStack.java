@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jctools.queues.MpscUnboundedArrayQueue;
@@ -22,6 +23,9 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,9 +38,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 import static org.rds4j.core.DriverProtocol.ADDRESS;
 import static org.rds4j.core.DriverProtocol.HEADER;
@@ -49,10 +55,12 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * <p>
  * Threads: application threads write frames to the driver under {@link #writeLock}, into the ring the driver made
  * for this process ({@link DriverRing}) or, when a frame does not fit there, on the connection; one reader thread
- * ({@code rds4j-driver-client-<name>}) blocks reading the driver's frames and hands them to the sockets: replies to
- * the calls waiting for them, messages and events to the receive queues, released bytes to the send buffers. When
- * the driver's connection ends (it exited or was killed) the reader marks the stack gone and wakes every waiting
- * call, which then fails with {@link RdsResult#ECONNRESET}, as every later call does.
+ * ({@code rds4j-driver-client-<name>}) waits in a selector for the driver's frames and hands them to the sockets:
+ * replies to the calls waiting for them, messages and events to the receive queues, released bytes to the send
+ * buffers. When the driver's connection ends (it exited or was killed), or its heartbeat ({@link DriverHeartbeat})
+ * stands still for {@code driverTimeout} (it is stopped or hung; the reader looks every quarter of that while nothing
+ * arrives), the reader marks the stack gone and wakes every waiting call, which then fails with
+ * {@link RdsResult#ECONNRESET}, as every later call does.
  */
 final class DriverStack implements RdsStack, WatchableSocket.Waiting
 {
@@ -65,11 +73,24 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final Path directory;
     private final SocketChannel channel;
     private final CongestionBoard board;
+    /** The reader's: the connection's input, and its room for a writer that waits ({@link #awaitRoom}). */
+    private final Selector selector;
+    private final SelectionKey key;
     private final StackCounters counters = new StackCounters();
     private final MessagePool pool = new MessagePool(counters.poolAlloc);
     private final PeerAllowList allowedPeers;
     private final long driverPid;
     private final Thread reader;
+
+    // The reader only.
+    private final DriverHeartbeat heartbeat;
+    private final DriverStallDetector stallDetector;
+    /** How often the reader looks at the heartbeat while nothing arrives: a quarter of the timeout. */
+    private final long lookPeriodNs;
+    private long nextLookNs;
+    /** The ready operations of the key, as the last select found them. */
+    private int ready;
+    private final Consumer<SelectionKey> onReady = this::onReady;
 
     // Application threads, under the lock.
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -94,25 +115,33 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final MpscUnboundedArrayQueue<DriverSocket> closed = new MpscUnboundedArrayQueue<>(64);
     private volatile String gone;
     private final PeerEvents peerEvents = new PeerEvents();
+    /** A writer parked until the connection has room, which the reader wakes. */
+    private volatile Thread roomWaiter;
 
     private DriverStack(final RdsStackConfig config) throws IOException
     {
         this.config = config;
         this.directory = Path.of(config.driverDirectory());
-        final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
+        final long timeoutNs = config.driverTimeout().toNanos();
+        this.lookPeriodNs = timeoutNs / 4;
+        selector = Selector.open();
         try
         {
-            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-            channel.connect(UnixDomainSocketAddress.of(socketFile));
+            channel = connect(directory);
         }
         catch (final IOException ex)
         {
-            throw new IOException("no driver runs in " + directory + " (" + ex.getMessage() + "): start one with " +
-                "rds driver --dir " + directory, ex);
+            selector.close();
+            throw ex;
         }
         try
         {
             board = CongestionBoard.open(directory);
+            // non-blocking, so that the reader can wait for input with a deadline; writers wait for room parked
+            channel.configureBlocking(false);
+            key = channel.register(selector, 0);
+            // the handshake's deadline: a stopped driver accepts the connection, but never answers
+            final long deadlineNs = System.nanoTime() + timeoutNs;
             final ByteBuffer hello = ByteBuffer.allocateDirect(HEADER + 16);
             final UnsafeBuffer h = new UnsafeBuffer(hello);
             final int b = DriverProtocol.putHeader(h, 0, HEADER + 16, DriverProtocol.HELLO, 0);
@@ -121,9 +150,13 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             h.putLong(b + 8, ProcessHandle.current().pid());
             while (hello.hasRemaining())
             {
-                channel.write(hello);
+                if (channel.write(hello) == 0)
+                {
+                    awaitHandshake(SelectionKey.OP_WRITE, deadlineNs);
+                }
             }
-            final ByteBuffer welcome = readFrame(ByteBuffer.allocateDirect(READ_BYTES).order(ByteOrder.LITTLE_ENDIAN));
+            final ByteBuffer welcome = readFrame(ByteBuffer.allocateDirect(READ_BYTES).order(ByteOrder.LITTLE_ENDIAN),
+                deadlineNs);
             final UnsafeBuffer w = new UnsafeBuffer(welcome);
             if (w.getByte(DriverProtocol.TYPE_OFFSET) != DriverProtocol.WELCOME ||
                 w.getInt(HEADER) != DriverProtocol.VERSION)
@@ -150,6 +183,11 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             allowedPeers = entries.isEmpty() ? PeerAllowList.ALL : PeerAllowList.of(entries.split(","));
             welcome.limit(welcome.position()).position(w.getInt(0));
             welcome.compact(); // what came after the WELCOME is the reader's
+            heartbeat = DriverHeartbeat.open(directory);
+            final long nowNs = System.nanoTime();
+            stallDetector = new DriverStallDetector(timeoutNs, heartbeat.millis(), nowNs);
+            nextLookNs = nowNs + lookPeriodNs;
+            key.interestOps(SelectionKey.OP_READ);
             reader = new Thread(() -> read(welcome), "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
             reader.start();
@@ -157,13 +195,30 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         catch (final IOException | RuntimeException ex)
         {
             channel.close();
+            selector.close();
             throw ex;
         }
         LOG.debug("{} attached to the driver in {} (pid {})", config.name(), directory, driverPid);
     }
 
+    private static SocketChannel connect(final Path directory) throws IOException
+    {
+        final SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try
+        {
+            channel.connect(UnixDomainSocketAddress.of(directory.resolve(DriverProtocol.SOCKET_FILE)));
+            return channel;
+        }
+        catch (final IOException ex)
+        {
+            channel.close();
+            throw new IOException("no driver runs in " + directory + " (" + ex.getMessage() + "): start one with " +
+                "rds driver --dir " + directory, ex);
+        }
+    }
+
     /** Reads one whole frame into {@code buffer} during the handshake; returns the buffer, frame at 0. */
-    private ByteBuffer readFrame(final ByteBuffer buffer) throws IOException
+    private ByteBuffer readFrame(final ByteBuffer buffer, final long deadlineNs) throws IOException
     {
         while (buffer.position() < 4 || buffer.position() < buffer.getInt(0))
         {
@@ -171,12 +226,37 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             {
                 throw new IOException("bad frame from the driver");
             }
-            if (channel.read(buffer) < 0)
+            final int read = channel.read(buffer);
+            if (read < 0)
             {
                 throw new IOException("the driver closed the connection");
             }
+            if (read == 0)
+            {
+                awaitHandshake(SelectionKey.OP_READ, deadlineNs);
+            }
         }
         return buffer;
+    }
+
+    /** During the handshake: waits until the connection is ready for {@code ops}; fails past the deadline. */
+    private void awaitHandshake(final int ops, final long deadlineNs) throws IOException
+    {
+        key.interestOps(ops);
+        while (selector.select(onReady, timeoutMillis(deadlineNs - System.nanoTime())) == 0)
+        {
+            if (System.nanoTime() - deadlineNs >= 0)
+            {
+                throw new IOException("the driver in " + directory + " did not answer within " +
+                    config.driverTimeout().toMillis() + " ms: stopped or hung");
+            }
+        }
+    }
+
+    /** @return a wait of {@code ns} in a selector's whole milliseconds, rounded up: 0 would be no deadline. */
+    private static long timeoutMillis(final long ns)
+    {
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(ns + 999_999));
     }
 
     /**
@@ -591,7 +671,12 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             while (left > 0)
             {
-                left -= channel.write(gather, 0, count);
+                final long written = channel.write(gather, 0, count);
+                left -= written;
+                if (written == 0)
+                {
+                    awaitRoom();
+                }
             }
         }
         catch (final IOException ex)
@@ -602,6 +687,49 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         finally
         {
             gather[2] = null;
+        }
+    }
+
+    /**
+     * Under {@link #writeLock}: the connection has no room (the driver has not read what it was sent). Parks until
+     * the reader sees room, or the stack is gone; a frame is never left half written, so an interrupt is kept for
+     * later. The reader itself cannot wait for itself (it writes when an executor runs a push handler or a listener
+     * on its caller, as {@code CallerRunsPolicy} does): it waits in its selector.
+     */
+    private void awaitRoom() throws IOException
+    {
+        boolean interrupted = false;
+        try
+        {
+            if (Thread.currentThread() == reader)
+            {
+                key.interestOps(SelectionKey.OP_WRITE); // no input can be read in the middle of a batch
+                if (!await(SelectionKey.OP_WRITE))
+                {
+                    throw goneException();
+                }
+                return;
+            }
+            roomWaiter = Thread.currentThread();
+            key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            selector.wakeup(); // the reader's select takes the new interest at its next call
+            while (roomWaiter != null)
+            {
+                ensureAttached();
+                LockSupport.park(this);
+                interrupted |= Thread.interrupted();
+            }
+        }
+        catch (final CancelledKeyException ex)
+        {
+            throw goneException(); // the reader has ended: the stack is gone
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -724,6 +852,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         UnsafeBuffer in = new UnsafeBuffer(input);
         final AddressCache addresses = new AddressCache();
         final ArrayList<DriverSocket> woken = new ArrayList<>();
+        boolean drained = false;
         try
         {
             while (true)
@@ -767,11 +896,19 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                     input = bigger;
                     in = new UnsafeBuffer(input);
                 }
-                if (channel.read(input) < 0)
+                final int room = input.remaining();
+                // a read that did not fill the buffer emptied the connection: wait before reading again
+                if (drained && !await(SelectionKey.OP_READ))
+                {
+                    return;
+                }
+                final int read = channel.read(input);
+                if (read < 0)
                 {
                     lost("the driver in " + directory + " (pid " + driverPid + ") closed the connection");
                     return;
                 }
+                drained = read < room;
             }
         }
         catch (final IOException | RuntimeException ex)
@@ -781,6 +918,59 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 LOG.warn("{}: lost the driver in {}", config.name(), directory, ex);
             }
             lost("lost the driver in " + directory + ": " + ex);
+        }
+        finally
+        {
+            // the channel's descriptor is closed once no selector holds it: a driver then sees this client's end
+            CloseHelper.quietClose(selector);
+        }
+    }
+
+    /**
+     * The reader: waits in the selector until the connection is ready for {@code ops}, looking at the driver's
+     * heartbeat every {@link #lookPeriodNs} meanwhile, and wakes a writer that waits for room when there is some.
+     * A driver whose heartbeat stood still for the timeout is let go: the stack is gone, and the connection closed,
+     * so that the driver, if it resumes, frees this process's ports.
+     *
+     * @return false if the stack is gone.
+     */
+    private boolean await(final int ops) throws IOException
+    {
+        while (gone == null)
+        {
+            final long nowNs = System.nanoTime();
+            if (nowNs - nextLookNs >= 0)
+            {
+                nextLookNs = nowNs + lookPeriodNs;
+                if (stallDetector.hasStopped(heartbeat.millis(), System.currentTimeMillis(), nowNs))
+                {
+                    lost("the driver in " + directory + " (pid " + driverPid + ") has not run for " +
+                        TimeUnit.NANOSECONDS.toMillis(stallDetector.silentNs(nowNs)) + " ms: stopped or hung");
+                    LOG.warn("{}: {}; closing the connection", config.name(), gone);
+                    channel.close();
+                    return false;
+                }
+            }
+            ready = 0;
+            selector.select(onReady, timeoutMillis(nextLookNs - nowNs));
+            if ((ready & ops) != 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The reader, in a select: notes what the connection is ready for, and wakes a writer if it has room. */
+    private void onReady(final SelectionKey readyKey)
+    {
+        ready = readyKey.readyOps();
+        if ((ready & SelectionKey.OP_WRITE) != 0)
+        {
+            readyKey.interestOps(SelectionKey.OP_READ);
+            final Thread waiter = roomWaiter;
+            roomWaiter = null;
+            LockSupport.unpark(waiter);
         }
     }
 
@@ -855,5 +1045,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             socket.onDriverLost();
         }
+        LockSupport.unpark(roomWaiter);
+        selector.wakeup(); // the reader, if it waits in its selector, sees the stack gone
     }
 }

@@ -11,6 +11,7 @@ import org.rds4j.RdsResult;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
 
@@ -27,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.RawDriverClient.body;
@@ -35,8 +37,9 @@ import static org.rds4j.core.test.TestAddresses.ip;
 /**
  * A driver's side of its clients' lives: a client whose connection ends is forgotten at once (its ports free, its
  * queued bytes dropped and counted), a client that sends a malformed frame is cut off without harm to the others,
- * a driver that stops makes its clients' waiting and later calls fail with {@code ECONNRESET}, and its files are
- * its user's only. Clients here are raw connections speaking {@link DriverProtocol}, or attached stacks.
+ * a driver that stops or whose agent hangs makes its clients' waiting and later calls fail with
+ * {@code ECONNRESET}, and its files are its user's only. Clients here are raw connections speaking
+ * {@link DriverProtocol}, or attached stacks.
  */
 class DriverLivenessTest
 {
@@ -299,19 +302,7 @@ class DriverLivenessTest
         {
             final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(A_IP, 7002));
             final AtomicReference<Object> outcome = new AtomicReference<>("not returned");
-            final Thread receiver = new Thread(() ->
-            {
-                try
-                {
-                    outcome.set(socket.receive(ByteBuffer.allocate(8)));
-                }
-                catch (final Throwable t)
-                {
-                    outcome.set(t);
-                }
-            }, "blocked-receiver");
-            receiver.start();
-            Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver blocked");
+            final Thread receiver = blockedReceiver(socket, outcome);
 
             driver.close();
             receiver.join(WAIT.toMillis());
@@ -346,6 +337,68 @@ class DriverLivenessTest
                 () -> "a beat after " + before);
             last = heartbeat.millis();
         }
+    }
+
+    @Test
+    void aClientLetsADriverWhoseAgentHangsGoAfterItsDriverTimeoutAndTheDriverFreesItsPortOnceItRuns()
+        throws Exception
+    {
+        final AgentGate gate = new AgentGate();
+        final DriverServer driver = stacks.startGated(stacks.config("live-hang"), gate);
+        final Duration timeout = Duration.ofMillis(500);
+        final InetSocketAddress port = new InetSocketAddress(A_IP, 7003);
+        try (RdsStack client = RdsStack.open(stacks.config("live-hang-client").toBuilder()
+            .driverDirectory(driver.directory().toString()).driverTimeout(timeout).build()))
+        {
+            final RdsSocket socket = client.openSocket().bind(port);
+            final AtomicReference<Object> outcome = new AtomicReference<>("not returned");
+            final Thread receiver = blockedReceiver(socket, outcome);
+            // a running driver is not let go, over three timeouts
+            assertFalse(Await.within(timeout.multipliedBy(3), () -> !receiver.isAlive()), "got " + outcome.get());
+
+            gate.hold = true;
+            Await.until(WAIT, () -> gate.held, () -> "the driver's agent held");
+            final long heldAt = System.nanoTime();
+            receiver.join(WAIT.toMillis());
+            final long failedMs = (System.nanoTime() - heldAt) / 1_000_000;
+            assertFalse(receiver.isAlive(), "a blocked receive ends when the driver hangs");
+            final RdsException lost = assertInstanceOf(RdsException.class, outcome.get());
+            assertEquals(RdsResult.ECONNRESET, lost.code());
+            assertTrue(lost.getMessage().contains("has not run for") && lost.getMessage().contains("stopped or hung"),
+                lost.getMessage());
+            // the agent's last beat was at most a period before it was held: not let go sooner than that allows
+            assertTrue(failedMs >= timeout.minus(RdsStackConfig.DRIVER_HEARTBEAT_PERIOD).toMillis(), failedMs + " ms");
+            final RdsException send = assertThrows(RdsException.class,
+                () -> socket.send(ByteBuffer.allocate(1), socket.localAddress()));
+            assertEquals(RdsResult.ECONNRESET, send.code());
+            System.out.printf("a hung driver's client failed its blocked receive %d ms after the hang (driverTimeout "
+                + "%d ms)%n", failedMs, timeout.toMillis());
+
+            gate.hold = false;
+            try (RdsStack other = attach(driver, "live-hang-other"))
+            {
+                final RdsSocket again = other.openSocket();
+                Await.until(WAIT, () -> tryBind(again, port), () -> "the let-go client's port free");
+            }
+        }
+    }
+
+    private static Thread blockedReceiver(final RdsSocket socket, final AtomicReference<Object> outcome)
+    {
+        final Thread receiver = new Thread(() ->
+        {
+            try
+            {
+                outcome.set(socket.receive(ByteBuffer.allocate(8)));
+            }
+            catch (final Throwable t)
+            {
+                outcome.set(t);
+            }
+        }, "blocked-receiver");
+        receiver.start();
+        Await.until(WAIT, () -> Await.blockedIn(receiver, "receiveBlocking"), () -> "receiver blocked");
+        return receiver;
     }
 
     @Test

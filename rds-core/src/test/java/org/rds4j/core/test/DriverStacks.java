@@ -160,7 +160,18 @@ public final class DriverStacks extends StackFixture
     public RdsStack openGated(final String name, final AgentGate gate)
     {
         final RdsStackConfig config = config(name);
-        return attach(config, start(config, network.options().idleStrategy(trackGate(gate))));
+        return attach(config, startGated(config, gate));
+    }
+
+    /**
+     * @param config the driver's stack's configuration.
+     * @param gate   holds the driver's agent when the test asks (its heartbeat then stands still); released by
+     *               {@link #close()}.
+     * @return a running driver on the network whose agent idles through the gate.
+     */
+    public DriverServer startGated(final RdsStackConfig config, final AgentGate gate)
+    {
+        return start(config, network.options().idleStrategy(trackGate(gate)));
     }
 
     @Override
