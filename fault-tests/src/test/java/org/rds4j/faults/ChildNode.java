@@ -212,6 +212,16 @@ final class ChildNode implements AutoCloseable
         Await.until(Duration.ofSeconds(10), () -> allStopped(tasks), () -> "process " + process.pid() + " stopped");
     }
 
+    /** Lets a frozen process run again (SIGCONT). */
+    void resume() throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-CONT", Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new AssertionError("kill -CONT " + process.pid() + " failed");
+        }
+    }
+
     /** @return whether every thread under {@code /proc/PID/task} is in state T (stopped). */
     private static boolean allStopped(final Path tasks)
     {
