@@ -43,10 +43,15 @@ final class ReceiveRing
     private final ByteBuffer view;
 
     // The writer (the thread running the duty cycle).
-    private final IdentityHashMap<InetAddress, byte[]> senderBytes = new IdentityHashMap<>();
+    /** Per address object (a connection's, so few and stable): its 16 bytes as the two longs a record holds. */
+    private final IdentityHashMap<InetAddress, long[]> senderWords = new IdentityHashMap<>();
+    private InetAddress recentAddress;
+    private long[] recentWords;
 
     // The reader (under the socket's receive lock).
     private final Long2ObjectHashMap<Sender> senders = new Long2ObjectHashMap<>();
+    /** The sender of the record read last. */
+    private Sender recentSender;
     private final MessageHandler copier = this::copyOut;
     private final MessageHandler poller = this::handOver;
     private ByteBuffer copyTo;
@@ -89,7 +94,9 @@ final class ReceiveRing
             return false;
         }
         final MutableDirectBuffer buffer = ring.buffer();
-        buffer.putBytes(index, bytesOf(sender), 0, ADDRESS_LENGTH);
+        final long[] address = wordsOf(sender);
+        buffer.putLong(index, address[0]);
+        buffer.putLong(index + 8, address[1]);
         buffer.putInt(index + PORT_OFFSET, sender.getPort());
         buffer.putBytes(index + SENDER_LENGTH, src, offset, length);
         ring.commit(index);
@@ -184,34 +191,48 @@ final class ReceiveRing
         }
     }
 
-    /** Writer: the sender's address as 16 bytes, kept per address object (a connection's, so few and stable). */
-    private byte[] bytesOf(final InetSocketAddress sender)
+    /** Writer: the sender's address as the two longs of its 16 bytes (IPv4 in its IPv6-mapped form). */
+    private long[] wordsOf(final InetSocketAddress sender)
     {
         final InetAddress address = sender.getAddress();
-        byte[] bytes = senderBytes.get(address);
-        if (bytes == null)
+        if (address == recentAddress)
         {
-            bytes = sixteenBytes(address);
-            senderBytes.put(address, bytes);
+            return recentWords; // a read's frames mostly come from one connection
         }
-        return bytes;
+        long[] words = senderWords.get(address);
+        if (words == null)
+        {
+            final UnsafeBuffer bytes = new UnsafeBuffer(sixteenBytes(address));
+            words = new long[] {bytes.getLong(0), bytes.getLong(8)};
+            senderWords.put(address, words);
+        }
+        recentAddress = address;
+        recentWords = words;
+        return words;
     }
 
     /** Reader: the cached address of the sender in the record at {@code index}. */
     private InetSocketAddress sender(final DirectBuffer buffer, final int index)
     {
+        final long high = buffer.getLong(index);
+        final long low = buffer.getLong(index + 8);
         final int port = buffer.getInt(index + PORT_OFFSET);
+        final Sender last = recentSender;
+        if (last != null && last.is(high, low, port))
+        {
+            return last.address; // a stream's records mostly follow one of the same sender: no map lookup
+        }
         final long key = isMappedIpv4(buffer, index) ?
             (1L << 48) | ((buffer.getInt(index + 12, BIG_ENDIAN) & 0xFFFF_FFFFL) << 16) | port :
-            (buffer.getLong(index) * 31 + buffer.getLong(index + 8)) * 31 + port;
+            (high * 31 + low) * 31 + port;
         Sender known = senders.get(key);
-        if (known == null || known.port != port || !known.sameAddress(buffer, index))
+        if (known == null || !known.is(high, low, port))
         {
             final byte[] bytes = new byte[ADDRESS_LENGTH];
             buffer.getBytes(index, bytes);
             try
             {
-                known = new Sender(bytes, port, new InetSocketAddress(InetAddress.getByAddress(bytes), port));
+                known = new Sender(high, low, port, new InetSocketAddress(InetAddress.getByAddress(bytes), port));
             }
             catch (final UnknownHostException ex)
             {
@@ -219,6 +240,7 @@ final class ReceiveRing
             }
             senders.put(key, known);
         }
+        recentSender = known;
         return known.address;
     }
 
@@ -241,30 +263,25 @@ final class ReceiveRing
         return mapped;
     }
 
-    /** A sender seen by the reader: its bytes as written, to check a hashed key against. */
+    /** A sender seen by the reader: its address's 16 bytes as written (two longs) and its port, to check a key against. */
     private static final class Sender
     {
-        private final byte[] bytes;
+        private final long high;
+        private final long low;
         private final int port;
         private final InetSocketAddress address;
 
-        Sender(final byte[] bytes, final int port, final InetSocketAddress address)
+        Sender(final long high, final long low, final int port, final InetSocketAddress address)
         {
-            this.bytes = bytes;
+            this.high = high;
+            this.low = low;
             this.port = port;
             this.address = address;
         }
 
-        boolean sameAddress(final DirectBuffer buffer, final int index)
+        boolean is(final long high, final long low, final int port)
         {
-            for (int i = 0; i < ADDRESS_LENGTH; i++)
-            {
-                if (buffer.getByte(index + i) != bytes[i])
-                {
-                    return false;
-                }
-            }
-            return true;
+            return this.high == high && this.low == low && this.port == port;
         }
     }
 }

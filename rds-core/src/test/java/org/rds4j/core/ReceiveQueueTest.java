@@ -91,6 +91,13 @@ class ReceiveQueueTest
 
         offer(v4, bytes(1, 9));
         assertSame(sender, queue.takeInto(dst.clear(), null), "a sender seen before is the cached object");
+
+        // the reader remembers the last sender: one that differs only by its port is another sender
+        final InetSocketAddress otherPort = new InetSocketAddress(v4.getAddress(), 4001);
+        offer(otherPort, bytes(1, 7));
+        offer(v4, bytes(1, 8));
+        assertEquals(otherPort, queue.takeInto(dst.clear(), null));
+        assertSame(sender, queue.takeInto(dst.clear(), null));
     }
 
     @Test
