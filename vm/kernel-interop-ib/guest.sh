@@ -42,6 +42,20 @@ stop() { # PID NAME: ends a background helper; one that had already ended with a
   wait "$1"; local code=$?
   [ $code -eq 0 ] || { echo "FAIL $2: ended early with exit status $code"; rc=1; }
 }
+kernel_to_echo() { # SUFFIX WHO RDS-ECHO-OPTIONS...: starts rds echo on R:5000 (ECHO its pid), 3 kernel sockets at once to
+  # it, sizes 0 B..1 MiB, then kernel pings; the kernel must have connected (WHO accepted)
+  local sfx=$1 who=$2; shift 2
+  $RDS echo --bind $R:5000 "$@" > "$DIR/echo$sfx.log" 2>&1 &
+  ECHO=$!
+  for i in $(seq 1 300); do grep -q "bound to" "$DIR/echo$sfx.log" && break; sleep 0.2; done
+  grep -q "bound to" "$DIR/echo$sfx.log" || { echo "FAIL setup: rds echo $* did not start: $(tail -3 "$DIR/echo$sfx.log")"; rc=1; }
+  local pids= p
+  for p in 4000 4001 4002; do check "kernel->rds4j$sfx $p" timeout 240 $PEER client $K $p $R 5000 2 $SIZES & pids="$pids $!"; done
+  for p in $pids; do wait $p || rc=1; done
+  check "kernel ping$sfx" timeout 60 $PEER ping $K 4100 $R 5
+  kernel_conn "Active conn connected <::ffff:$K,::ffff:$R,0> version" "connect kernel->rds4j$sfx" \
+    "the kernel connected, $who accepted ($(dmesg | grep -o 'Active conn connected.*' | tail -1))"
+}
 
 for FC in $FCS; do
   sysctl -qw net.rds.ib.flow_control=$FC || fail "sysctl net.rds.ib.flow_control=$FC"
@@ -64,16 +78,7 @@ for FC in $FCS; do
   grep "established" "$DIR/driver$S.log" | tail -1
   # 2. the kernel connects: 3 kernel sockets at once to an rds4j echo, sizes 0 B..1 MiB; then kernel pings
   mark
-  $RDS echo --bind $R:5000 --transport ib > "$DIR/echo$S.log" 2>&1 &
-  ECHO=$!
-  for i in $(seq 1 300); do grep -q "bound to" "$DIR/echo$S.log" && break; sleep 0.2; done
-  grep -q "bound to" "$DIR/echo$S.log" || { echo "FAIL setup: rds echo did not start: $(tail -3 "$DIR/echo$S.log")"; rc=1; }
-  pids=
-  for p in 4000 4001 4002; do check "kernel->rds4j$S $p" timeout 240 $PEER client $K $p $R 5000 2 $SIZES & pids="$pids $!"; done
-  for p in $pids; do wait $p || rc=1; done
-  check "kernel ping$S" timeout 60 $PEER ping $K 4100 $R 5
-  kernel_conn "Active conn connected <::ffff:$K,::ffff:$R,0> version" "connect kernel->rds4j$S" \
-    "the kernel connected, rds4j accepted ($(dmesg | grep -o 'Active conn connected.*' | tail -1))"
+  kernel_to_echo "$S" rds4j --transport ib
   grep "established" "$DIR/echo$S.log" | tail -1
   $PEER counters ib_ack_ s_send_ack recv_drop recv_ack_required send_ack_required
   stop $ECHO "rds echo$S"
@@ -135,16 +140,7 @@ if [ "$MODE" = driver ]; then
   DRV=$!
   for i in $(seq 1 300); do grep -q "serving" "$DIR/rdsdriver$T.log" && break; sleep 0.2; done
   grep -q "serving" "$DIR/rdsdriver$T.log" || { echo "FAIL setup: rds driver did not start: $(tail -3 "$DIR/rdsdriver$T.log")"; rc=1; }
-  $RDS echo --bind $R:5000 --driver $DD > "$DIR/echo$T.log" 2>&1 &
-  ECHO=$!
-  for i in $(seq 1 300); do grep -q "bound to" "$DIR/echo$T.log" && break; sleep 0.2; done
-  grep -q "bound to" "$DIR/echo$T.log" || { echo "FAIL setup: rds echo --driver did not start: $(tail -3 "$DIR/echo$T.log")"; rc=1; }
-  pids=
-  for p in 4000 4001 4002; do check "kernel->rds4j$T $p" timeout 240 $PEER client $K $p $R 5000 2 $SIZES & pids="$pids $!"; done
-  for p in $pids; do wait $p || rc=1; done
-  check "kernel ping$T" timeout 60 $PEER ping $K 4100 $R 5
-  kernel_conn "Active conn connected <::ffff:$K,::ffff:$R,0> version" "connect kernel->rds4j$T" \
-    "the kernel connected, rds4j's driver accepted ($(dmesg | grep -o 'Active conn connected.*' | tail -1))"
+  kernel_to_echo "$T" "rds4j's driver" --driver $DD
   # a second client process of the same driver: it shares the driver's connection to the kernel
   if timeout 90 $RDS ping $K -c 3 -I $R --driver $DD --timeout 15s > "$DIR/ping$T.log" 2>&1 && grep -q "^seq=.* from $K" "$DIR/ping$T.log"; then
     echo "PASS rds ping$T: $(grep -c "^seq=.* from $K" "$DIR/ping$T.log") pongs from the kernel to rds ping --driver, beside rds echo on the same driver"

@@ -281,7 +281,7 @@ class DriverClusterTest
 
         clients.get(victim).kill9();
         final long killedAt = System.nanoTime();
-        Await.until(Duration.ofSeconds(10), () -> tryBind(socket, victimPort),
+        Await.until(Duration.ofSeconds(10), () -> Ports.tryBind(socket, victimPort),
             () -> "the killed client's port " + victimPort + " bindable again");
         final long freedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         assertEquals(victimPort, socket.localAddress());
@@ -314,28 +314,6 @@ class DriverClusterTest
         assertEquals(6, check.pairs());
         System.out.printf("FIGURES DriverClusterTest (client killed): survivors 3, pairs %d, messages %d (%d bytes),"
                 + " victim's port bindable %d ms after SIGKILL%n", check.pairs(), check.messages(), check.bytes(), freedMs);
-    }
-
-    /** Binds, or false while the port is still in use. */
-    private static boolean tryBind(final RdsSocket socket, final InetSocketAddress local)
-    {
-        try
-        {
-            socket.bind(local);
-            return true;
-        }
-        catch (final RdsException ex)
-        {
-            if (ex.code() != RdsResult.EADDRINUSE)
-            {
-                throw new AssertionError("bind " + local + ": " + ex.getMessage(), ex);
-            }
-            return false;
-        }
-        catch (final IOException ex)
-        {
-            throw new AssertionError(ex);
-        }
     }
 
     @Test

@@ -128,7 +128,7 @@ class DriverStopTest
         final long resumedAt = System.nanoTime();
         final RdsStack other = attach("stop-other");
         final RdsSocket again = other.openSocket();
-        Await.until(WAIT, () -> tryBind(again, receiving), () -> "the let-go client's port " + receiving + " free");
+        Await.until(WAIT, () -> Ports.tryBind(again, receiving), () -> "the let-go client's port " + receiving + " free");
         final long freedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumedAt);
         other.openSocket().bind(sending);
         System.out.printf("FIGURES DriverStopTest: driverTimeout %d ms; a blocked receive, call and send failed at "
@@ -150,28 +150,6 @@ class DriverStopTest
         assertEquals(8, socket.send(ByteBuffer.allocate(8), socket.localAddress()));
         receive.thread.join(WAIT.toMillis());
         assertEquals(socket.localAddress(), receive.outcome, "the receive got the message");
-    }
-
-    /** Binds, or false while the port is still in use. */
-    private static boolean tryBind(final RdsSocket socket, final InetSocketAddress local)
-    {
-        try
-        {
-            socket.bind(local);
-            return true;
-        }
-        catch (final RdsException ex)
-        {
-            if (ex.code() != RdsResult.EADDRINUSE)
-            {
-                throw new AssertionError("bind " + local + ": " + ex.getMessage(), ex);
-            }
-            return false;
-        }
-        catch (final IOException ex)
-        {
-            throw new AssertionError(ex);
-        }
     }
 
     /** A call on a thread of its own, blocked in it once constructed: what it returned or threw, and when. */
