@@ -23,7 +23,6 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -40,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -66,6 +66,12 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
 {
     private static final Logger LOG = LoggerFactory.getLogger(DriverStack.class);
     private static final int READ_BYTES = 256 << 10;
+    /** A writer that finds the connection full tries again after this, then twice as long each time. */
+    private static final long MIN_ROOM_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(1);
+    /** ... up to this: a wait for the driver to read a frame longer than its buffer costs a wake-up per 1 ms. */
+    private static final long MAX_ROOM_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final AtomicReferenceFieldUpdater<DriverStack, String> GONE =
+        AtomicReferenceFieldUpdater.newUpdater(DriverStack.class, String.class, "gone");
 
     private final RdsStackConfig config;
     /** {@link #configuration()}. */
@@ -82,8 +88,10 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final long driverPid;
     private final Thread reader;
 
-    // The reader only.
+    /** Read by the reader, and by a writer that waits for room on the connection. */
     private final DriverHeartbeat heartbeat;
+
+    // The reader only.
     private final DriverStallDetector stallDetector;
     /** How often the reader looks at the heartbeat while nothing arrives: a quarter of the timeout. */
     private final long lookPeriodNs;
@@ -104,6 +112,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final DriverRing ring;
     /** The number of the last frame written (DriverProtocol: frames are run in their order by number). */
     private int frameNumber;
+    /** A writer's look at the heartbeat while it waits for room ({@link #awaitRoom}). */
+    private final DriverStallDetector writerStallDetector;
 
     // Application threads and the reader.
     /** The sockets by number: replaced whole under {@link #writeLock} (rare), read by the reader without a lock. */
@@ -113,10 +123,9 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final ConcurrentHashMap<Integer, Call> calls = new ConcurrentHashMap<>();
     /** Sockets closed by the application, whose receive rings the reader frees (it is their one writer). */
     private final MpscUnboundedArrayQueue<DriverSocket> closed = new MpscUnboundedArrayQueue<>(64);
+    /** Why the stack is gone (set once, by {@link #lost}); null while attached. */
     private volatile String gone;
     private final PeerEvents peerEvents = new PeerEvents();
-    /** A writer parked until the connection has room, which the reader wakes. */
-    private volatile Thread roomWaiter;
 
     private DriverStack(final RdsStackConfig config) throws IOException
     {
@@ -186,6 +195,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             heartbeat = DriverHeartbeat.open(directory);
             final long nowNs = System.nanoTime();
             stallDetector = new DriverStallDetector(timeoutNs, heartbeat.millis(), nowNs);
+            writerStallDetector = new DriverStallDetector(timeoutNs, heartbeat.millis(), nowNs);
             nextLookNs = nowNs + lookPeriodNs;
             key.interestOps(SelectionKey.OP_READ);
             reader = new Thread(() -> read(welcome), "rds4j-driver-client-" + config.name());
@@ -667,17 +677,28 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             left += gather[i].remaining();
         }
+        int waits = 0;
+        boolean interrupted = false;
         try
         {
             while (left > 0)
             {
                 final long written = channel.write(gather, 0, count);
                 left -= written;
-                if (written == 0)
+                if (written > 0)
                 {
-                    awaitRoom();
+                    waits = 0;
+                }
+                else
+                {
+                    awaitRoom(waits++);
+                    interrupted |= Thread.interrupted(); // a frame is never left half written: kept for later
                 }
             }
+        }
+        catch (final RdsException ex)
+        {
+            throw ex;
         }
         catch (final IOException ex)
         {
@@ -687,50 +708,32 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         finally
         {
             gather[2] = null;
-        }
-    }
-
-    /**
-     * Under {@link #writeLock}: the connection has no room (the driver has not read what it was sent). Parks until
-     * the reader sees room, or the stack is gone; a frame is never left half written, so an interrupt is kept for
-     * later. The reader itself cannot wait for itself (it writes when an executor runs a push handler or a listener
-     * on its caller, as {@code CallerRunsPolicy} does): it waits in its selector.
-     */
-    private void awaitRoom() throws IOException
-    {
-        boolean interrupted = false;
-        try
-        {
-            if (Thread.currentThread() == reader)
-            {
-                key.interestOps(SelectionKey.OP_WRITE); // no input can be read in the middle of a batch
-                if (!await(SelectionKey.OP_WRITE))
-                {
-                    throw goneException();
-                }
-                return;
-            }
-            roomWaiter = Thread.currentThread();
-            key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-            selector.wakeup(); // the reader's select takes the new interest at its next call
-            while (roomWaiter != null)
-            {
-                ensureAttached();
-                LockSupport.park(this);
-                interrupted |= Thread.interrupted();
-            }
-        }
-        catch (final CancelledKeyException ex)
-        {
-            throw goneException(); // the reader has ended: the stack is gone
-        }
-        finally
-        {
             if (interrupted)
             {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Under {@link #writeLock}: the connection took nothing (the driver has not yet read what it was sent). Parks a
+     * little, twice as long each time up to {@link #MAX_ROOM_WAIT_NS}, for the caller to try again. The reader takes
+     * no part: it may itself be waiting for this lock (a push handler or a listener that sends, run on it by a
+     * caller-runs executor), so this wait also lets a driver go whose heartbeat stands still.
+     *
+     * @param waits the waits since the connection last took bytes.
+     * @throws RdsException {@link RdsResult#ECONNRESET} if the stack is gone, or goes now.
+     */
+    private void awaitRoom(final int waits) throws RdsException
+    {
+        ensureAttached();
+        final long nowNs = System.nanoTime();
+        if (writerStallDetector.hasStopped(heartbeat.millis(), System.currentTimeMillis(), nowNs))
+        {
+            letGo(writerStallDetector.silentNs(nowNs));
+            throw goneException();
+        }
+        LockSupport.parkNanos(this, Math.min(MAX_ROOM_WAIT_NS, MIN_ROOM_WAIT_NS << Math.min(waits, 20)));
     }
 
     /** A socket's frame with two ints and an address (BIND, CANCEL, CONG_WAIT), or with no body ({@code address} null). */
@@ -928,9 +931,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
 
     /**
      * The reader: waits in the selector until the connection is ready for {@code ops}, looking at the driver's
-     * heartbeat every {@link #lookPeriodNs} meanwhile, and wakes a writer that waits for room when there is some.
-     * A driver whose heartbeat stood still for the timeout is let go: the stack is gone, and the connection closed,
-     * so that the driver, if it resumes, frees this process's ports.
+     * heartbeat every {@link #lookPeriodNs} meanwhile. A driver whose heartbeat stood still for the timeout is let
+     * go ({@link #letGo}).
      *
      * @return false if the stack is gone.
      */
@@ -944,10 +946,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 nextLookNs = nowNs + lookPeriodNs;
                 if (stallDetector.hasStopped(heartbeat.millis(), System.currentTimeMillis(), nowNs))
                 {
-                    lost("the driver in " + directory + " (pid " + driverPid + ") has not run for " +
-                        TimeUnit.NANOSECONDS.toMillis(stallDetector.silentNs(nowNs)) + " ms: stopped or hung");
-                    LOG.warn("{}: {}; closing the connection", config.name(), gone);
-                    channel.close();
+                    letGo(stallDetector.silentNs(nowNs));
                     return false;
                 }
             }
@@ -961,17 +960,24 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         return false;
     }
 
-    /** The reader, in a select: notes what the connection is ready for, and wakes a writer if it has room. */
+    /** The reader, in a select: notes what the connection is ready for. */
     private void onReady(final SelectionKey readyKey)
     {
         ready = readyKey.readyOps();
-        if ((ready & SelectionKey.OP_WRITE) != 0)
+    }
+
+    /**
+     * The driver's heartbeat stood still for the timeout: the stack is gone, and the connection closed, so that the
+     * driver, if it resumes, frees this process's ports.
+     */
+    private void letGo(final long silentNs)
+    {
+        if (lost("the driver in " + directory + " (pid " + driverPid + ") has not run for " +
+            TimeUnit.NANOSECONDS.toMillis(silentNs) + " ms: stopped or hung"))
         {
-            readyKey.interestOps(SelectionKey.OP_READ);
-            final Thread waiter = roomWaiter;
-            roomWaiter = null;
-            LockSupport.unpark(waiter);
+            LOG.warn("{}: {}; closing the connection", config.name(), gone);
         }
+        CloseHelper.quietClose(channel);
     }
 
     private void dispatch(final UnsafeBuffer in, final int offset, final int length, final AddressCache addresses,
@@ -1027,14 +1033,17 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         }
     }
 
-    /** The driver is gone, or the stack closed: every call waiting or to come fails. */
-    private void lost(final String why)
+    /**
+     * The driver is gone, or the stack closed: every call waiting or to come fails.
+     *
+     * @return false if it was already (nothing done).
+     */
+    private boolean lost(final String why)
     {
-        if (gone != null)
+        if (!GONE.compareAndSet(this, null, why)) // the reader and a writer waiting for room may both find it
         {
-            return;
+            return false;
         }
-        gone = why;
         for (final Call call : calls.values())
         {
             call.result = RdsResult.ECONNRESET;
@@ -1045,7 +1054,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             socket.onDriverLost();
         }
-        LockSupport.unpark(roomWaiter);
         selector.wakeup(); // the reader, if it waits in its selector, sees the stack gone
+        return true;
     }
 }

@@ -23,6 +23,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -57,6 +60,74 @@ class DriverLivenessTest
     private RdsStack attach(final DriverServer driver, final String name)
     {
         return RdsStack.open(stacks.config(name).toBuilder().driverDirectory(driver.directory().toString()).build());
+    }
+
+    @Test
+    void aWriterThatFindsTheConnectionFullDoesNotWaitForTheReader() throws Exception
+    {
+        // a push handler run on the client's reader (a direct executor) holds it, as one that sends and waits for
+        // the writers' lock would; meanwhile frames larger than the client's ring fill the connection
+        final DriverServer driver = stacks.start(stacks.config("live-room"));
+        try (RdsStack client = attach(driver, "live-room-client"))
+        {
+            final CountDownLatch holding = new CountDownLatch(1);
+            final CountDownLatch release = new CountDownLatch(1);
+            final AtomicReference<String> handlerThread = new AtomicReference<>();
+            final AtomicBoolean handlerReturned = new AtomicBoolean();
+            final RdsSocket pushed = client.openSocket().bind(new InetSocketAddress(A_IP, 7300));
+            pushed.startDelivery(Runnable::run, (from, payload) ->
+            {
+                handlerThread.set(Thread.currentThread().getName());
+                holding.countDown();
+                awaitQuietly(release);
+                handlerReturned.set(true);
+            });
+            final RdsSocket sender = client.openSocket().bind(new InetSocketAddress(A_IP, 7301));
+            sender.setOption(RdsOptions.SO_SNDBUF, 16 << 20);
+            sender.configureBlocking(false); // the driver's RELEASED frames wait behind the held reader
+            try
+            {
+                assertEquals(8, sender.send(ByteBuffer.allocate(8), pushed.localAddress()));
+                assertTrue(holding.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the handler runs");
+                assertTrue(handlerThread.get().startsWith("rds4j-driver-client-"), handlerThread.get());
+
+                final InetSocketAddress nobody = new InetSocketAddress(A_IP, 7302); // dropped by the driver's stack
+                final Thread writer = new Thread(() ->
+                {
+                    try
+                    {
+                        for (int i = 0; i < 8; i++)
+                        {
+                            assertEquals(1 << 20, sender.send(ByteBuffer.allocate(1 << 20), nobody));
+                        }
+                    }
+                    catch (final IOException ex)
+                    {
+                        throw new AssertionError(ex);
+                    }
+                }, "room-writer");
+                writer.start();
+                writer.join(WAIT.toMillis());
+                assertFalse(writer.isAlive(), "8 frames of 1 MiB written while the reader was held");
+                assertFalse(handlerReturned.get(), "the reader was still held");
+            }
+            finally
+            {
+                release.countDown();
+            }
+        }
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
