@@ -9,6 +9,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.Ports;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

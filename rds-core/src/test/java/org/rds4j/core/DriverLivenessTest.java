@@ -14,6 +14,7 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
+import org.rds4j.core.test.Ports;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -145,27 +146,9 @@ class DriverLivenessTest
 
             dead.close(); // as a process killed with -9: the kernel closes its end
             final RdsSocket again = other.openSocket();
-            Await.until(WAIT, () -> tryBind(again, port), () -> "port free after the client's end");
+            Await.until(WAIT, () -> Ports.tryBind(again, port), () -> "port free after the client's end");
             assertEquals(1L, driver.counters().get("driver_clients_gone"));
             assertEquals(0L, driver.counters().get("driver_clients_cut_off"));
-        }
-    }
-
-    private static boolean tryBind(final RdsSocket socket, final InetSocketAddress local)
-    {
-        try
-        {
-            socket.bind(local);
-            return true;
-        }
-        catch (final RdsException ex)
-        {
-            assertEquals(RdsResult.EADDRINUSE, ex.code());
-            return false;
-        }
-        catch (final IOException ex)
-        {
-            throw new java.io.UncheckedIOException(ex);
         }
     }
 
@@ -237,7 +220,7 @@ class DriverLivenessTest
         try (RdsStack other = attach(driver, "live-order-other"))
         {
             final RdsSocket again = other.openSocket();
-            Await.until(WAIT, () -> tryBind(again, new InetSocketAddress(A_IP, 7005)), () -> "the port freed");
+            Await.until(WAIT, () -> Ports.tryBind(again, new InetSocketAddress(A_IP, 7005)), () -> "the port freed");
         }
     }
 
@@ -449,7 +432,7 @@ class DriverLivenessTest
             try (RdsStack other = attach(driver, "live-hang-other"))
             {
                 final RdsSocket again = other.openSocket();
-                Await.until(WAIT, () -> tryBind(again, port), () -> "the let-go client's port free");
+                Await.until(WAIT, () -> Ports.tryBind(again, port), () -> "the let-go client's port free");
             }
         }
     }

@@ -1,4 +1,4 @@
-package org.rds4j.faults;
+package org.rds4j.core.test;
 
 import org.rds4j.RdsException;
 import org.rds4j.RdsResult;
@@ -7,8 +7,8 @@ import org.rds4j.RdsSocket;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
-/** Binding a port that a process that went away held: the tests wait until its driver frees it. */
-final class Ports
+/** Binding a port that a client that went away held: the tests wait until its driver frees it. */
+public final class Ports
 {
     private Ports()
     {
@@ -20,7 +20,7 @@ final class Ports
      * @return true if bound, false while the port is still in use ({@code EADDRINUSE}).
      * @throws AssertionError on any other failure.
      */
-    static boolean tryBind(final RdsSocket socket, final InetSocketAddress local)
+    public static boolean tryBind(final RdsSocket socket, final InetSocketAddress local)
     {
         try
         {
