@@ -72,6 +72,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private static final long MAX_ROOM_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final AtomicReferenceFieldUpdater<DriverStack, String> GONE =
         AtomicReferenceFieldUpdater.newUpdater(DriverStack.class, String.class, "gone");
+    /** A select's action: the connection's one key is all there is, and what a select returns says it is ready. */
+    private static final Consumer<SelectionKey> READY = key -> { };
 
     private final RdsStackConfig config;
     /** {@link #configuration()}. */
@@ -79,7 +81,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final Path directory;
     private final SocketChannel channel;
     private final CongestionBoard board;
-    /** The reader's: the connection's input, and its room for a writer that waits ({@link #awaitRoom}). */
+    /** The reader's: it waits for the connection's input (and, while attaching, for room for the HELLO). */
     private final Selector selector;
     private final SelectionKey key;
     private final StackCounters counters = new StackCounters();
@@ -96,9 +98,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     /** How often the reader looks at the heartbeat while nothing arrives: a quarter of the timeout. */
     private final long lookPeriodNs;
     private long nextLookNs;
-    /** The ready operations of the key, as the last select found them. */
-    private int ready;
-    private final Consumer<SelectionKey> onReady = this::onReady;
 
     // Application threads, under the lock.
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -253,7 +252,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private void awaitHandshake(final int ops, final long deadlineNs) throws IOException
     {
         key.interestOps(ops);
-        while (selector.select(onReady, timeoutMillis(deadlineNs - System.nanoTime())) == 0)
+        while (selector.select(READY, timeoutMillis(deadlineNs - System.nanoTime())) == 0)
         {
             if (System.nanoTime() - deadlineNs >= 0)
             {
@@ -901,7 +900,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 }
                 final int room = input.remaining();
                 // a read that did not fill the buffer emptied the connection: wait before reading again
-                if (drained && !await(SelectionKey.OP_READ))
+                if (drained && !awaitInput())
                 {
                     return;
                 }
@@ -930,13 +929,13 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     }
 
     /**
-     * The reader: waits in the selector until the connection is ready for {@code ops}, looking at the driver's
+     * The reader: waits in the selector until the connection has input, looking at the driver's
      * heartbeat every {@link #lookPeriodNs} meanwhile. A driver whose heartbeat stood still for the timeout is let
      * go ({@link #letGo}).
      *
      * @return false if the stack is gone.
      */
-    private boolean await(final int ops) throws IOException
+    private boolean awaitInput() throws IOException
     {
         while (gone == null)
         {
@@ -950,20 +949,12 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                     return false;
                 }
             }
-            ready = 0;
-            selector.select(onReady, timeoutMillis(nextLookNs - nowNs));
-            if ((ready & ops) != 0)
+            if (selector.select(READY, timeoutMillis(nextLookNs - nowNs)) > 0)
             {
                 return true;
             }
         }
         return false;
-    }
-
-    /** The reader, in a select: notes what the connection is ready for. */
-    private void onReady(final SelectionKey readyKey)
-    {
-        ready = readyKey.readyOps();
     }
 
     /**
