@@ -311,7 +311,7 @@ public final class RdsStackConfig
     }
 
     /**
-     * @return the agent's idle strategy: {@code backoff} (the default: spin, yield, then park 1 us doubling to
+     * @return the agent's idle strategy: {@code backoff} (the default: yield, then park 1 us doubling to
      *         100 ms, cut short by I/O, by application calls and by the stack's next timer), {@code sleep:<micros>}
      *         (park a fixed time, at least 1 us), {@code yield} or {@code spin} (burn a core).
      *         With {@link Threading#INVOKER}, how a thread waiting in a blocking call idles between duty cycles

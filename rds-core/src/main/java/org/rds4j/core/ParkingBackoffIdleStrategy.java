@@ -3,35 +3,34 @@ package org.rds4j.core;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * The agent's default idle strategy: after a cycle without work it spins, then yields, then parks for a
- * period that doubles from a minimum to a maximum; any work resets it. Unlike agrona's
+ * The agent's default idle strategy: after a cycle without work it yields, then parks for a period that doubles
+ * from a minimum to a maximum; any work resets it. It does not spin: a thread spinning through idle cycles holds
+ * its core until the spins end, and when the cores are all busy (a ping-pong's two looping threads on two cores)
+ * a thread woken onto that core waits for them. With 100 spins before the yields, the 64 B round trip's p99 was
+ * 27-123 us, with none 17-21 us (docs/benchmarks.md): a yield hands the core over at once. Unlike agrona's
  * {@code BackoffIdleStrategy} it publishes when it is actually parked, so an application thread that hands
- * the agent work unparks it only then, and only once per park: during the spin and yield phases the agent
+ * the agent work unparks it only then, and only once per park: during the yield phase the agent
  * finds the work by itself at no system-call cost. It parks through the {@link WakeSignal}, which waits in a
  * transport's selector when one can, so network input ends a park as soon as it arrives.
  */
 final class ParkingBackoffIdleStrategy implements IdleStrategy
 {
-    private final int maxSpins;
     private final int maxYields;
     private final long minParkNs;
     private final long maxParkNs;
     private final WakeSignal signal;
-    private int spins;
     private int yields;
     private long parkNs;
 
     /**
-     * @param maxSpins  idle cycles spent spinning before yielding.
      * @param maxYields idle cycles spent yielding before parking.
      * @param minParkNs first park period.
      * @param maxParkNs longest park period; bounds how late a wake-up that races with parking is seen.
      * @param signal    where the parked state is published.
      */
     ParkingBackoffIdleStrategy(
-        final int maxSpins, final int maxYields, final long minParkNs, final long maxParkNs, final WakeSignal signal)
+        final int maxYields, final long minParkNs, final long maxParkNs, final WakeSignal signal)
     {
-        this.maxSpins = maxSpins;
         this.maxYields = maxYields;
         this.minParkNs = minParkNs;
         this.maxParkNs = maxParkNs;
@@ -55,12 +54,7 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
     @Override
     public void idle()
     {
-        if (spins < maxSpins)
-        {
-            spins++;
-            Thread.onSpinWait();
-        }
-        else if (yields < maxYields)
+        if (yields < maxYields)
         {
             yields++;
             Thread.yield();
@@ -75,7 +69,6 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
     @Override
     public void reset()
     {
-        spins = 0;
         yields = 0;
         parkNs = minParkNs;
     }

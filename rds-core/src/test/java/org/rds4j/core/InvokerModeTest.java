@@ -534,7 +534,7 @@ public class InvokerModeTest extends FixtureTest
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final Thread receiver = start("idle-receiver", () -> s.receive(ByteBuffer.allocate(10)), failure);
         Await.until(WAIT, () -> inside(receiver, "receiveBlocking"), () -> "receiver waiting");
-        // past the strategy's spin and yield phases: measure the steady idle state
+        // past the strategy's yield phase: measure the steady idle state
         final long warmUntil = System.nanoTime() + 200_000_000L;
         Await.until(WAIT, () -> System.nanoTime() - warmUntil > 0, () -> "warm-up");
         final long cpuStart = mx.getThreadCpuTime(receiver.getId());

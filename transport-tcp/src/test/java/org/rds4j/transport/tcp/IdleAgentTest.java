@@ -181,7 +181,7 @@ class IdleAgentTest
         final long[] latenciesNs = new long[10];
         for (int i = 0; i < latenciesNs.length; i++)
         {
-            // idle past the agents' spin and yield phases, into parks that only timers, I/O and wakes end
+            // idle past the agents' yield phase, into parks that only timers, I/O and wakes end
             final long idleUntil = System.nanoTime() + 150_000_000L;
             Await.until(WAIT, () -> System.nanoTime() - idleUntil > 0, () -> "idle");
             final long sentAt = System.nanoTime();
