@@ -12,10 +12,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A driver's heartbeat: the wall-clock time (epoch ms) at which its stack's agent last ran, in the file
- * {@value #FILE} of the driver's directory, which its clients map read-only. The agent writes it every
- * {@link RdsStackConfig#DRIVER_HEARTBEAT_PERIOD}, idle or not (it wakes for it as for its info file's snapshots),
- * so a heartbeat that stands still is a driver that does not run: stopped or hung. A client that sees it stand still
+ * A driver's heartbeat: the wall-clock time (epoch ms) at which its stack's agent last ran while its conductor ran
+ * too ({@link ConductorProgress}), in the file {@value #FILE} of the driver's directory, which its clients map
+ * read-only. The agent writes it every {@link RdsStackConfig#DRIVER_HEARTBEAT_PERIOD}, idle or not (it wakes for it
+ * as for its info file's snapshots), so a heartbeat that stands still is a driver that does not run: stopped, or
+ * its agent or conductor hung. A client that sees it stand still
  * for its {@code driverTimeout} lets the driver go ({@link DriverStallDetector}). The info file's heartbeat cannot
  * serve: a driver may have none ({@code infoFile} off), its clients do not know its directory, and with
  * {@code --group} they may not read it.
@@ -30,11 +31,14 @@ final class DriverHeartbeat
 
     private final ByteBuffer mapped;
     private final UnsafeBuffer memory;
+    /** The driver's: beats are skipped while its conductor does not run. A client's view has none. */
+    private final ConductorProgress conductor;
 
-    private DriverHeartbeat(final ByteBuffer mapped)
+    private DriverHeartbeat(final ByteBuffer mapped, final ConductorProgress conductor)
     {
         this.mapped = mapped;
         this.memory = new UnsafeBuffer(mapped);
+        this.conductor = conductor;
     }
 
     /**
@@ -43,16 +47,18 @@ final class DriverHeartbeat
      * @param directory the driver's directory.
      * @param group     whether the driver's group may read it too.
      * @param epochMs   the wall clock now.
+     * @param conductor the driver's conductor's progress, which each later beat asks whether it runs.
      * @return the heartbeat.
      * @throws IOException if the file cannot be made.
      */
-    static DriverHeartbeat create(final Path directory, final boolean group, final long epochMs) throws IOException
+    static DriverHeartbeat create(final Path directory, final boolean group, final long epochMs,
+        final ConductorProgress conductor) throws IOException
     {
         final Path file = directory.resolve(FILE);
         Files.deleteIfExists(file); // a dead driver's: the lock says none runs
-        final DriverHeartbeat heartbeat = new DriverHeartbeat(SharedMemory.mapNew(file, BYTES));
+        final DriverHeartbeat heartbeat = new DriverHeartbeat(SharedMemory.mapNew(file, BYTES), conductor);
         DriverFiles.restrict(file, group);
-        heartbeat.beat(epochMs);
+        heartbeat.memory.putLongOrdered(0, epochMs);
         return heartbeat;
     }
 
@@ -72,14 +78,21 @@ final class DriverHeartbeat
             {
                 throw new IOException(file + " holds " + channel.size() + " bytes, not " + BYTES);
             }
-            return new DriverHeartbeat(channel.map(FileChannel.MapMode.READ_ONLY, 0, BYTES));
+            return new DriverHeartbeat(channel.map(FileChannel.MapMode.READ_ONLY, 0, BYTES), null);
         }
     }
 
-    /** @param epochMs the driver's agent runs: the wall clock now. */
+    /**
+     * Driver's agent, every heartbeat period: beats unless the conductor has stayed in one turn since the last call.
+     *
+     * @param epochMs the wall clock now.
+     */
     void beat(final long epochMs)
     {
-        memory.putLongOrdered(0, epochMs);
+        if (conductor.runs())
+        {
+            memory.putLongOrdered(0, epochMs);
+        }
     }
 
     /** @return the last beat, in epoch milliseconds. */

@@ -43,7 +43,7 @@ import java.util.function.Consumer;
  * that a second driver in the directory fails and a dead one's files are replaced), {@code driver.sock} (where
  * clients connect), {@code congestion} ({@link CongestionBoard}: the stack's congestion maps, which clients read
  * to refuse a send to a congested port at once), {@code heartbeat} ({@link DriverHeartbeat}: when the stack's agent
- * last ran, which clients watch to let a stopped or hung driver go), and for a moment per client its ring
+ * last ran while the conductor ran too, which clients watch to let a stopped or hung driver go), and for a moment per client its ring
  * ({@link DriverRing}), whose name the client deletes once it has mapped it.
  * <p>
  * Threads: the stack's own, and one conductor ({@code rds4j-driver-<name>}) that waits in a NIO selector on the
@@ -79,6 +79,8 @@ public final class DriverServer implements AutoCloseable
     private volatile boolean conductorAwake = true;
     private volatile boolean running = true;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The conductor's turns, which the agent's heartbeat looks at. */
+    private final ConductorProgress progress = new ConductorProgress();
 
     // Conductor only.
     private final List<DriverSession> sessions = new ArrayList<>();
@@ -112,7 +114,7 @@ public final class DriverServer implements AutoCloseable
         try
         {
             madeBoard = CongestionBoard.create(directory, config.maxPeers() + 64, groupAccess);
-            madeHeartbeat = DriverHeartbeat.create(directory, groupAccess, options.epochClock().time());
+            madeHeartbeat = DriverHeartbeat.create(directory, groupAccess, options.epochClock().time(), progress);
             // its own agent drives the stack (no application thread of this process calls it), and beats
             madeStack = CoreStack.open(config.toBuilder().driverDirectory("").threading(Threading.AGENT).build(),
                 options.congestionMaps(madeBoard::create).driverHeartbeat(madeHeartbeat));
@@ -291,8 +293,8 @@ public final class DriverServer implements AutoCloseable
         }
     }
 
-    /** Any thread: runs a task on the conductor (the stack's peer listener's executor). */
-    private void execute(final Runnable task)
+    /** Any thread: runs a task on the conductor (the stack's peer listener's executor; tests). */
+    void execute(final Runnable task)
     {
         tasks.offer(task);
         wakeConductor();
@@ -331,7 +333,9 @@ public final class DriverServer implements AutoCloseable
                     }
                     else
                     {
+                        progress.sleeping(true);
                         selector.select(onReady);
+                        progress.sleeping(false);
                     }
                     conductorAwake = true;
                     sleeping(false);
@@ -347,6 +351,7 @@ public final class DriverServer implements AutoCloseable
                     entry.signalPending.set(false);
                     entry.session().service(entry);
                 }
+                progress.turned();
             }
         }
         catch (final IOException | RuntimeException ex)
@@ -369,6 +374,7 @@ public final class DriverServer implements AutoCloseable
     /** Conductor: a key the selector found ready (the action form of select allocates no set or iterator). */
     private void onReady(final SelectionKey key)
     {
+        progress.sleeping(false); // select runs this before it returns: a frame run here is not sleep
         if (!key.isValid())
         {
             return;

@@ -28,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -399,19 +400,52 @@ class DriverLivenessTest
     {
         final AgentGate gate = new AgentGate();
         final DriverServer driver = stacks.startGated(stacks.config("live-hang"), gate);
+        letGoWhileHeld(driver, "live-hang", 7003, () -> gate.hold = true, () -> gate.held, () -> gate.hold = false);
+    }
+
+    @Test
+    void aClientLetsADriverWhoseConductorHangsGoThoughItsAgentRuns() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-stuck"));
+        final CountDownLatch stuck = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        // a step of the conductor that does not return, as a client's frame that hangs it would
+        letGoWhileHeld(driver, "live-stuck", 7004, () -> driver.execute(() ->
+        {
+            stuck.countDown();
+            try
+            {
+                release.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }), () -> stuck.getCount() == 0, release::countDown);
+    }
+
+    /**
+     * A client of {@code driver}, with a 500 ms {@code driverTimeout} and a receive blocked on port {@code port}: not
+     * let go over three timeouts while the driver runs; once {@code hold} has stopped the driver ({@code held}
+     * says when), let go with ECONNRESET no sooner than the timeout allows, and its port free once {@code release}
+     * has let the driver run again.
+     */
+    private void letGoWhileHeld(final DriverServer driver, final String name, final int port, final Runnable hold,
+        final BooleanSupplier held, final Runnable release) throws Exception
+    {
         final Duration timeout = Duration.ofMillis(500);
-        final InetSocketAddress port = new InetSocketAddress(A_IP, 7003);
-        try (RdsStack client = RdsStack.open(stacks.config("live-hang-client").toBuilder()
+        final InetSocketAddress address = new InetSocketAddress(A_IP, port);
+        try (RdsStack client = RdsStack.open(stacks.config(name + "-client").toBuilder()
             .driverDirectory(driver.directory().toString()).driverTimeout(timeout).build()))
         {
-            final RdsSocket socket = client.openSocket().bind(port);
+            final RdsSocket socket = client.openSocket().bind(address);
             final AtomicReference<Object> outcome = new AtomicReference<>("not returned");
             final Thread receiver = blockedReceiver(socket, outcome);
             // a running driver is not let go, over three timeouts
             assertFalse(Await.within(timeout.multipliedBy(3), () -> !receiver.isAlive()), "got " + outcome.get());
 
-            gate.hold = true;
-            Await.until(WAIT, () -> gate.held, () -> "the driver's agent held");
+            hold.run();
+            Await.until(WAIT, held::getAsBoolean, () -> "the driver held");
             final long heldAt = System.nanoTime();
             receiver.join(WAIT.toMillis());
             final long failedMs = (System.nanoTime() - heldAt) / 1_000_000;
@@ -420,19 +454,19 @@ class DriverLivenessTest
             assertEquals(RdsResult.ECONNRESET, lost.code());
             assertTrue(lost.getMessage().contains("has not run for") && lost.getMessage().contains("stopped or hung"),
                 lost.getMessage());
-            // the agent's last beat was at most a period before it was held: not let go sooner than that allows
+            // the last beat was at most a period before the hang: not let go sooner than that allows
             assertTrue(failedMs >= timeout.minus(RdsStackConfig.DRIVER_HEARTBEAT_PERIOD).toMillis(), failedMs + " ms");
             final RdsException send = assertThrows(RdsException.class,
                 () -> socket.send(ByteBuffer.allocate(1), socket.localAddress()));
             assertEquals(RdsResult.ECONNRESET, send.code());
-            System.out.printf("a hung driver's client failed its blocked receive %d ms after the hang (driverTimeout "
-                + "%d ms)%n", failedMs, timeout.toMillis());
+            System.out.printf("%s: the client failed its blocked receive %d ms after the driver was held "
+                + "(driverTimeout %d ms)%n", name, failedMs, timeout.toMillis());
 
-            gate.hold = false;
-            try (RdsStack other = attach(driver, "live-hang-other"))
+            release.run();
+            try (RdsStack other = attach(driver, name + "-other"))
             {
                 final RdsSocket again = other.openSocket();
-                Await.until(WAIT, () -> Ports.tryBind(again, port), () -> "the let-go client's port free");
+                Await.until(WAIT, () -> Ports.tryBind(again, address), () -> "the let-go client's port free");
             }
         }
     }
