@@ -43,15 +43,16 @@ import java.util.function.Consumer;
  * that a second driver in the directory fails and a dead one's files are replaced), {@code driver.sock} (where
  * clients connect), {@code congestion} ({@link CongestionBoard}: the stack's congestion maps, which clients read
  * to refuse a send to a congested port at once), {@code heartbeat} ({@link DriverHeartbeat}: when the stack's agent
- * last ran while the conductor ran too, which clients watch to let a stopped or hung driver go), and for a moment per client its ring
- * ({@link DriverRing}), whose name the client deletes once it has mapped it.
+ * last ran while the conductor ran too, which clients watch to let a stopped or hung driver go), and for a moment
+ * per client its ring ({@link DriverRing}), whose name the client deletes once it has mapped it.
  * <p>
  * Threads: the stack's own, and one conductor ({@code rds4j-driver-<name>}) that waits in a NIO selector on the
  * listening socket and the clients' connections, runs their frames (from their rings and connections) against the
  * stack's sockets and writes what those sockets deliver back to the clients. It reads the rings again as long as a
  * read finds frames to run, and otherwise sleeps in the selector: the stack wakes it through each socket's watcher
- * ({@link #signal}), a client through its ring's doorbell. It never spins. A client whose connection ends (it exited or was killed) is noticed at once: its sockets are
- * closed, so their ports are free and what they had queued is dropped.
+ * ({@link #signal}), a client through its ring's doorbell. It never spins. A client whose connection ends (it
+ * exited or was killed) is noticed at once: its sockets are closed, so their ports are free and what they had
+ * queued is dropped.
  */
 public final class DriverServer implements AutoCloseable
 {
