@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A {@link FaultNode} in a child JVM (this JVM's java and class path). Its stdout is read by a thread:
  * {@code READY}, {@code PROGRESS} and the summary line are kept; its stderr (the stack's log at INFO) goes to
- * {@code target/fault-logs/<name>.log}. Tests only.
+ * {@code target/fault-logs/<name>.log}, appended to, so that a failed test's log outlives the tests of its class that
+ * run after it with the same names. Tests only.
  */
 final class ChildNode implements AutoCloseable
 {
@@ -78,7 +79,7 @@ final class ChildNode implements AutoCloseable
             main.getName(), "--bind", address));
         command.addAll(args);
         process = new ProcessBuilder(command)
-            .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
+            .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())) // a later test's node does not erase it
             .start();
         stdin = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         reader = new Thread(this::readStdout, "stdout " + name);
