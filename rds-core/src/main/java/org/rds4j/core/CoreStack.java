@@ -110,7 +110,8 @@ public final class CoreStack implements RdsStack
             wakeSignal.idleBounds(agent);
         }
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error in the agent's duty cycle", config.name(), throwable);
-        this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler, config.threading() == Threading.AGENT);
+        this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler, config.threading() == Threading.AGENT,
+            agent::stopping);
         if (config.threading() == Threading.INVOKER)
         {
             this.agentThread = null;
@@ -119,6 +120,7 @@ public final class CoreStack implements RdsStack
         {
             this.agentThread = new Thread(invoker::runAgent, agent.roleName());
             agentThread.setDaemon(true);
+            agent.extension(options.agentExtension(), agentThread);
             wakeSignal.agentThread(agentThread);
             agentThread.start();
         }

@@ -13,17 +13,18 @@ import java.nio.file.Path;
 
 /**
  * A client's frames to its driver, in shared memory: the driver makes a file per client in its directory, the
- * client maps it and deletes the name. One writer (the client, under its write lock) and one reader (the driver's
- * conductor): an agrona one-to-one ring buffer whose records are whole {@link DriverProtocol} frames, each under
- * its number in the client's order of frames (the record's type: 1, 2, ... wrapping to 1 after
- * {@link Integer#MAX_VALUE}). A frame that does not fit now (longer than {@link #maxFrame()}, or the ring full)
- * goes over the connection instead, after a {@code SEQ} frame with its number, and the driver merges the two by
- * number; so nothing waits for room in the ring, and a full ring slows the client to the connection's pace.
+ * client maps it and deletes the name. One writer (the client, under its write lock) and one reader at a time (the
+ * driver's conductor, or its stack's agent, under the client's session's lock): an agrona one-to-one ring buffer
+ * whose records are whole {@link DriverProtocol} frames, each under its number in the client's order of frames (the
+ * record's type: 1, 2, ... wrapping to 1 after {@link Integer#MAX_VALUE}). A frame that does not fit now (longer
+ * than {@link #maxFrame()}, or the ring full) goes over the connection instead, after a {@code SEQ} frame with its
+ * number, and the driver merges the two by number; so nothing waits for room in the ring, and a full ring slows the
+ * client to the connection's pace.
  * <p>
- * The doorbell: after the ring, a word the conductor sets before it sleeps ({@link #sleeping}) and a client that
- * finds set after a write clears, and then rings with a {@code DOORBELL} frame on the connection, which wakes the
- * conductor's selector. A conductor that is awake reads the ring without being told, so a busy client makes no
- * system call per frame.
+ * The doorbell: after the ring, a word the driver sets when neither its conductor nor its agent will look at the
+ * ring without being told ({@link #sleeping}) and a client that finds set after a write clears, and then rings with
+ * a {@code DOORBELL} frame on the connection, which wakes the conductor's selector. A driver that is awake reads the
+ * ring without being told, so a busy client makes no system call per frame.
  * <p>
  * The driver trusts nothing in the memory: it checks every frame as it checks those of the connection, and a ring
  * whose records do not parse cuts the client off.
@@ -107,7 +108,10 @@ final class DriverRing
         return words.getIntVolatile(SLEEPING_OFFSET) != 0 && words.compareAndSetInt(SLEEPING_OFFSET, 1, 0);
     }
 
-    /** Driver: the conductor is about to sleep (true; it then reads the ring once more) or has woken (false). */
+    /**
+     * Driver: the conductor is about to sleep, or the agent stops, and the other does not look (true; the ring is
+     * then read, or looked at, once more), or the conductor has woken (false).
+     */
     void sleeping(final boolean asleep)
     {
         words.putIntVolatile(SLEEPING_OFFSET, asleep ? 1 : 0);
@@ -117,6 +121,12 @@ final class DriverRing
     int read(final ControlledMessageHandler handler, final int limit)
     {
         return ring.controlledRead(handler, limit);
+    }
+
+    /** Driver: whether the ring holds no record (the client's committed records are seen). */
+    boolean isEmpty()
+    {
+        return ring.size() == 0;
     }
 
     /** @return a view of the memory, for a record's payload to be handed on as a buffer (indices are the handler's). */

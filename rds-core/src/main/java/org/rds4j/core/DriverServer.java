@@ -50,9 +50,11 @@ import java.util.function.Consumer;
  * listening socket and the clients' connections, runs their frames (from their rings and connections) against the
  * stack's sockets and writes what those sockets deliver back to the clients. It reads the rings again as long as a
  * read finds frames to run, and otherwise sleeps in the selector: the stack wakes it through each socket's watcher
- * ({@link #signal}), a client through its ring's doorbell. It never spins. A client whose connection ends (it
- * exited or was killed) is noticed at once: its sockets are closed, so their ports are free and what they had
- * queued is dropped.
+ * ({@link #signal}), a client through its ring's doorbell. It never spins. While it sleeps the stack's agent runs
+ * the clients' sends into empty send buffers from their rings ({@link #agentWork}), so that a request is written
+ * in the duty cycle that read it instead of waking the conductor first; the rest it leaves to the conductor. A
+ * client whose connection ends (it exited or was killed) is noticed at once: its sockets are closed, so their ports
+ * are free and what they had queued is dropped.
  */
 public final class DriverServer implements AutoCloseable
 {
@@ -82,6 +84,74 @@ public final class DriverServer implements AutoCloseable
     private final CountDownLatch stopped = new CountDownLatch(1);
     /** The conductor's turns, which the agent's heartbeat looks at. */
     private final ConductorProgress progress = new ConductorProgress();
+    /**
+     * The stack's agent runs the clients' sends from their rings in its duty cycles ({@link #agentWork}) and has not
+     * stopped since: a conductor going to sleep need not arm the rings' doorbells (the agent arms them as it stops).
+     */
+    private volatile boolean agentWatching;
+    /**
+     * The agent's last duty cycle found nothing to do: a conductor going to sleep then leaves the rings to it. A busy
+     * agent (a client streams) would see a client's next frame only in its next cycle: the conductor arms the
+     * doorbells then, so that the client wakes it at once and the two threads share the work.
+     */
+    private volatile boolean agentIdle;
+    /** The sessions, for the agent: copied by the conductor when one begins or ends. */
+    private volatile DriverSession[] agentSessions = new DriverSession[0];
+    private final AgentExtension agentWork = new AgentExtension()
+    {
+        @Override
+        public int doWork(final boolean idle)
+        {
+            if (!agentWatching)
+            {
+                agentWatching = true;
+            }
+            if (agentIdle != idle)
+            {
+                agentIdle = idle;
+            }
+            if (conductorAwake)
+            {
+                return 0; // it reads the rings itself, in parallel with this thread's transmitting
+            }
+            int ran = 0;
+            for (final DriverSession session : agentSessions)
+            {
+                final int now = session.runSends();
+                // a full batch: a client streams, and the conductor runs its frames while this thread transmits
+                if (now < 0 || now == DriverSession.AGENT_BATCH)
+                {
+                    wakeConductor();
+                }
+                ran += Math.max(now, 0);
+            }
+            return ran;
+        }
+
+        @Override
+        public void stopping()
+        {
+            if (!agentWatching)
+            {
+                return; // the last stop armed the doorbells or woke the conductor, and the agent has not looked since
+            }
+            agentWatching = false;
+            // the store above before this load, as the conductor stores conductorAwake before it loads agentWatching:
+            // one of the two sees the other stopped, and arms
+            if (conductorAwake)
+            {
+                return;
+            }
+            for (final DriverSession session : agentSessions)
+            {
+                if (!session.armDoorbell())
+                {
+                    wakeConductor(); // it reads the rings, and arms them before it sleeps
+                    return;
+                }
+            }
+        }
+    };
 
     // Conductor only.
     private final List<DriverSession> sessions = new ArrayList<>();
@@ -118,7 +188,7 @@ public final class DriverServer implements AutoCloseable
             madeHeartbeat = DriverHeartbeat.create(directory, groupAccess, options.epochClock().time(), progress);
             // its own agent drives the stack (no application thread of this process calls it), and beats
             madeStack = CoreStack.open(config.toBuilder().driverDirectory("").threading(Threading.AGENT).build(),
-                options.congestionMaps(madeBoard::create).driverHeartbeat(madeHeartbeat));
+                options.congestionMaps(madeBoard::create).driverHeartbeat(madeHeartbeat).agentExtension(agentWork));
             final Path socketFile = directory.resolve(DriverProtocol.SOCKET_FILE);
             Files.deleteIfExists(socketFile); // a dead driver's: the lock says none runs
             deleteRings(); // a dead driver's clients' rings that they never mapped
@@ -324,10 +394,14 @@ public final class DriverServer implements AutoCloseable
                 else
                 {
                     // from here whoever queues work wakes the selector, and the clients ring a doorbell for frames
-                    // they write; what was queued or written before is seen here
+                    // they write unless the agent reads the rings (it arms the doorbells when it stops); what was
+                    // queued or written before is seen here
                     conductorAwake = false;
                     wakeupPending.set(false);
-                    sleeping(true);
+                    if (!agentWatching || !agentIdle)
+                    {
+                        sleeping(true);
+                    }
                     if (drainRings() || !signalled.isEmpty() || !tasks.isEmpty())
                     {
                         selector.selectNow(onReady);
@@ -427,6 +501,7 @@ public final class DriverServer implements AutoCloseable
         final DriverSession session = new DriverSession(this, channel);
         session.key(channel.register(selector, SelectionKey.OP_READ, session));
         sessions.add(session);
+        agentSessions = sessions.toArray(new DriverSession[0]);
     }
 
     /** Conductor: a line per attached client ({@link DriverSession#describe}). */
@@ -478,6 +553,7 @@ public final class DriverServer implements AutoCloseable
     void ended(final DriverSession session, final String cutOff)
     {
         sessions.remove(session);
+        agentSessions = sessions.toArray(new DriverSession[0]);
         if (cutOff != null)
         {
             clientsCutOff.incrementAndGet();

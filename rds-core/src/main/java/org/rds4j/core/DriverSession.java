@@ -48,7 +48,8 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * reader stops holds the driver's memory to its sockets' receive queues and this bound.
  * <p>
  * Threads: the conductor, and the thread running the stack's duty cycle when it serves a socket it signalled
- * ({@link Entry#signal}), one at a time under {@link #lock}; {@link Entry#signalPending} is set by any thread.
+ * ({@link Entry#signal}) or runs the client's sends from its ring ({@link #runSends}), one at a time under
+ * {@link #lock}; {@link Entry#signalPending} is set by any thread. Only the conductor ends a session.
  */
 final class DriverSession
 {
@@ -58,6 +59,8 @@ final class DriverSession
     /** Above this much output not yet written, sockets are not polled. */
     private static final int OUTPUT_HIGH = 1 << 20;
     private static final int POLL_BATCH = 64;
+    /** The most frames the agent runs from a ring per duty cycle; the conductor is woken for the rest. */
+    static final int AGENT_BATCH = 4;
     private static final int GROWN = -2;
 
     /** A client's socket. */
@@ -130,6 +133,12 @@ final class DriverSession
     private Path ringFile;
     /** A ring read is under way: its memory is freed after it, not by an end meanwhile. */
     private boolean readingRing;
+    /**
+     * The ring is read by the stack's agent ({@link #runSends}), which runs only well-formed sends and
+     * {@code CONSUMED} reports; and it met a frame it leaves to the conductor.
+     */
+    private boolean onAgent;
+    private boolean leftToConductor;
     private final ControlledMessageHandler ringFrame = this::ringFrame;
     private int ranFromRing;
     /** The number of the client's next frame to run. */
@@ -248,6 +257,70 @@ final class DriverSession
         }
     }
 
+    /**
+     * Agent, in its duty cycle: runs the client's sends and {@code CONSUMED} reports from its ring in their turn, as
+     * the conductor would, so that a send is transmitted in the same cycle without waking the conductor. It stops at
+     * any other frame and at a frame that breaks a rule: those the conductor runs, or cuts the client off for.
+     *
+     * @return how many frames ran, or -1 if the conductor must look at the ring.
+     */
+    int runSends()
+    {
+        if (!lock.tryLock())
+        {
+            return 0; // the conductor is at it
+        }
+        try
+        {
+            if (ended || ring == null || blockedOn != null)
+            {
+                return 0;
+            }
+            onAgent = true;
+            leftToConductor = false;
+            final int ran = runRingFrames(AGENT_BATCH);
+            if (blockedOn != null)
+            {
+                interest(); // a send waits for room in its socket's queue: the connection's reads stop meanwhile
+            }
+            // a frame of the connection may be next now that these ran: its bytes are the conductor's to run (not
+            // when none ran: the conductor already found it waiting, and would be woken in a loop)
+            return leftToConductor || (ran > 0 && input.position() > 0) ? -1 : ran;
+        }
+        finally
+        {
+            onAgent = false;
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Agent, as it stops running its duty cycles: arms the doorbell, so that the client rings for what it writes
+     * from now on.
+     *
+     * @return false if the conductor must look at the ring: its lock is held, or it holds frames written before.
+     */
+    boolean armDoorbell()
+    {
+        if (!lock.tryLock())
+        {
+            return false;
+        }
+        try
+        {
+            if (ended || ring == null)
+            {
+                return true;
+            }
+            ring.sleeping(true);
+            return ring.isEmpty();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     /** Conductor: it is about to sleep, so the client must ring (true), or it is awake (false). */
     void sleeping(final boolean asleep)
     {
@@ -272,7 +345,7 @@ final class DriverSession
             int now = runConnectionFrames();
             if (!ended && blockedOn == null && ring != null)
             {
-                now += runRingFrames();
+                now += runRingFrames(POLL_BATCH);
             }
             if (now == 0)
             {
@@ -379,17 +452,24 @@ final class DriverSession
     }
 
     /** Runs the ring's frames whose turn it is; returns how many ran. */
-    private int runRingFrames()
+    private int runRingFrames(final int limit)
     {
         ranFromRing = 0;
         readingRing = true;
         try
         {
-            ring.read(ringFrame, POLL_BATCH);
+            ring.read(ringFrame, limit);
         }
         catch (final RuntimeException ex)
         {
-            end("unreadable ring: " + ex); // the client wrote over the ring's structure
+            if (onAgent)
+            {
+                leftToConductor = true;
+            }
+            else
+            {
+                end("unreadable ring: " + ex); // the client wrote over the ring's structure
+            }
         }
         finally
         {
@@ -409,11 +489,22 @@ final class DriverSession
         {
             return ControlledMessageHandler.Action.ABORT; // the frame after: over the connection, not here yet
         }
-        final String problem = DriverProtocol.checkClientFrame(buffer, index, length);
-        if (problem != null)
+        if (onAgent)
         {
-            end(problem);
-            return ControlledMessageHandler.Action.ABORT;
+            if (!agentMayRun(buffer, index, length))
+            {
+                leftToConductor = true;
+                return ControlledMessageHandler.Action.ABORT;
+            }
+        }
+        else
+        {
+            final String problem = DriverProtocol.checkClientFrame(buffer, index, length);
+            if (problem != null)
+            {
+                end(problem);
+                return ControlledMessageHandler.Action.ABORT;
+            }
         }
         try
         {
@@ -424,11 +515,37 @@ final class DriverSession
         }
         catch (final IOException ex)
         {
-            end(null);
+            if (onAgent)
+            {
+                leftToConductor = true;
+            }
+            else
+            {
+                end(null);
+            }
             return ControlledMessageHandler.Action.ABORT;
         }
         ranFromRing++;
         return ControlledMessageHandler.Action.CONTINUE;
+    }
+
+    /**
+     * Agent: whether a ring's frame is one the duty cycle may run: a well-formed {@code SEND} or {@code CONSUMED} of
+     * a socket the client opened, breaking no rule. Only the conductor ends a session.
+     */
+    private boolean agentMayRun(final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        final byte type = buffer.getByte(index + DriverProtocol.TYPE_OFFSET);
+        if ((type != DriverProtocol.SEND && type != DriverProtocol.CONSUMED) ||
+            DriverProtocol.checkClientFrame(buffer, index, length) != null)
+        {
+            return false;
+        }
+        final Entry entry = sockets.get(buffer.getInt(index + DriverProtocol.SOCKET_OFFSET));
+        // a send only into an empty send buffer, as an embedded blocking send transmits in its caller: while earlier
+        // messages are unacked the client streams, and the conductor queues them for the agent to write in batches
+        return entry != null && (type == DriverProtocol.SEND ? entry.socket.sendQueuedBytes() == 0 :
+            !overConsumed(entry, buffer.getLong(index + HEADER)));
     }
 
     /** Runs the client's next frame (numbered {@link #nextFrame}); once run, the number after is next. */
@@ -674,9 +791,15 @@ final class DriverSession
         }
     }
 
+    /** @return whether a {@code CONSUMED} report of {@code bytes} reports more than was handed to the client. */
+    private static boolean overConsumed(final Entry entry, final long bytes)
+    {
+        return bytes > entry.unconsumed;
+    }
+
     private void consumed(final Entry entry, final long bytes)
     {
-        if (bytes > entry.unconsumed)
+        if (overConsumed(entry, bytes))
         {
             // else the socket's receive-buffer count would go below zero: its port never congested, the driver
             // would queue for this client without bound

@@ -46,6 +46,8 @@ final class Invoker
     private final WakeSignal signal;
     private final ErrorHandler errorHandler;
     private final boolean agentMode;
+    /** Run as the agent thread stops running duty cycles: it parks while another thread leads, or stands aside. */
+    private final Runnable agentStops;
     private final ReentrantLock lock = new ReentrantLock();
     /** Threads waiting to lead: unparked when a waiting thread's wait ends, and on close. */
     private final Waiters followers = new Waiters();
@@ -67,14 +69,17 @@ final class Invoker
     private volatile int agentState = AGENT_LEADING;
 
     /**
-     * @param agentMode the stack has an agent thread ({@link #runAgent}), so followers need not come back to
-     *                  lead on their own: they park until woken.
+     * @param agentMode  the stack has an agent thread ({@link #runAgent}), so followers need not come back to
+     *                   lead on their own: they park until woken.
+     * @param agentStops run on the agent thread as it stops running duty cycles other than by idling (which its
+     *                   idle strategy reports): it stands aside, or parks while another thread leads.
      */
     Invoker(
         final Agent agent, final IdleStrategy idle, final WakeSignal signal, final ErrorHandler errorHandler,
-        final boolean agentMode)
+        final boolean agentMode, final Runnable agentStops)
     {
         this.agentMode = agentMode;
+        this.agentStops = agentStops;
         this.agent = agent;
         this.idle = idle;
         this.signal = signal;
@@ -215,6 +220,7 @@ final class Invoker
                     if (waitingCalls.get() == 0 && !lead(me, Transport.NO_DEADLINE))
                     {
                         // an application thread runs a cycle after its send: it is short
+                        agentStops.run();
                         LockSupport.parkNanos(this, AgentTurns.MIN_STAND_BY_NS);
                     }
                     break;
@@ -238,6 +244,7 @@ final class Invoker
     {
         final boolean wasLeading = agentState == AGENT_LEADING;
         agentState = state;
+        agentStops.run();
         if (wasLeading)
         {
             // a waiting thread parked as a follower while this thread led: it leads from now on

@@ -67,6 +67,11 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     /** A driver's heartbeat for its clients (null: not a driver's stack), and when the next beat is due. */
     private DriverHeartbeat driverHeartbeat;
     private long nextHeartbeatNs;
+    /** Work the stack's host adds to the duty cycle on its agent thread (null: none), and that thread. */
+    private AgentExtension extension;
+    private Thread extensionThread;
+    /** The work of the last duty cycle, for the extension. */
+    private int lastCycleWork;
     private volatile boolean closing;
 
     private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
@@ -164,6 +169,11 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         nowNs = clock.nanoTime();
         cycle++;
         int work = commands.drain(executeCommand, 64);
+        if (extension != null && Thread.currentThread() == extensionThread)
+        {
+            // before the sockets' queues: a send it runs leaves in this cycle
+            work += extension.doWork(lastCycleWork == 0);
+        }
         // each list from a start that moves on every cycle, so that no socket or peer is always served last
         final int socketCount = sockets.size();
         final int firstSocket = socketRotation.first(socketCount);
@@ -206,6 +216,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             nextHeartbeatNs = nowNs + HEARTBEAT_PERIOD_NS;
             driverHeartbeat.beat(epochClock.time());
         }
+        lastCycleWork = work;
         return work;
     }
 
@@ -217,6 +228,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     @Override
     public boolean hasQueuedInput()
     {
+        stopping(); // the thread is about to park
         if (closing || !commands.isEmpty())
         {
             return true;
@@ -269,6 +281,27 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     void infoFile(final StackInfoFile file)
     {
         this.infoFile = file;
+    }
+
+    /**
+     * Before the agent starts: work the stack's host adds to the duty cycle, run on {@code agentThread} only.
+     *
+     * @param work        the work, or null for none.
+     * @param agentThread the stack's agent thread.
+     */
+    void extension(final AgentExtension work, final Thread agentThread)
+    {
+        this.extension = work;
+        this.extensionThread = agentThread;
+    }
+
+    /** The agent thread stops running duty cycles for a while (parks, or stands aside): see {@link AgentExtension}. */
+    void stopping()
+    {
+        if (extension != null)
+        {
+            extension.stopping();
+        }
     }
 
     /** Before the agent starts: a driver's heartbeat, written every {@link #HEARTBEAT_PERIOD_NS}; null for none. */

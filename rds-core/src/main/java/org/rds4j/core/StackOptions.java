@@ -27,6 +27,7 @@ public final class StackOptions
     private List<TransportFactory> transports;
     private Function<InetAddress, CongestionMap> congestionMaps = address -> new CongestionMap();
     private DriverHeartbeat driverHeartbeat;
+    private AgentExtension agentExtension;
 
     /** Options with every default: set only what differs. */
     public StackOptions()
@@ -130,5 +131,21 @@ public final class StackOptions
     DriverHeartbeat driverHeartbeat()
     {
         return driverHeartbeat;
+    }
+
+    /**
+     * @param extension work the stack's host adds to its agent thread's duty cycle (a driver: its clients' rings).
+     * @return this.
+     */
+    StackOptions agentExtension(final AgentExtension extension)
+    {
+        this.agentExtension = extension;
+        return this;
+    }
+
+    /** @return the work the host adds to the agent's duty cycle, or null: none. */
+    AgentExtension agentExtension()
+    {
+        return agentExtension;
     }
 }

@@ -6,22 +6,26 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.DriverStacks;
+import org.rds4j.core.test.ThreadWakeUps;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
- * The ring's doorbell is never lost: a client's frame written while the driver's conductor goes to sleep is read by
- * its last look or rung for ({@link DriverRing#takeDoorbell}). Request and reply, one at a time between two clients
- * of one driver, so that the conductor goes to sleep between nearly every pair of frames and each request races its
- * going to sleep; a lost doorbell leaves a request unread, and its sender's receive times out.
+ * The ring's doorbell is never lost: a client's frame written while the driver's conductor goes to sleep, or while
+ * the driver's agent stops reading the rings, is read by a last look or rung for ({@link DriverRing#takeDoorbell}).
+ * Request and reply, one at a time between two clients of one driver, so that each request races the conductor's or
+ * the agent's going to sleep; a lost doorbell leaves a request unread, and its sender's receive times out.
  */
 class DriverDoorbellTest
 {
@@ -36,16 +40,70 @@ class DriverDoorbellTest
         stacks.close();
     }
 
+    /**
+     * Back to back, the agent reads the rings between the requests (it yields before it parks) and runs the sends
+     * itself: the conductor sleeps throughout, and no client rings it (it woke about twice per round trip when it
+     * read every request).
+     */
     @Test
     void everyRequestIsReadWhileTheConductorSleepsBetweenThem()
     {
         // a call that waits for the driver's reply (bind) has no timeout of its own: a doorbell never rung hangs it
-        assertTimeoutPreemptively(Duration.ofSeconds(60), this::roundTrips, "a frame in the ring was never read");
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final DriverServer driver = stacks.start(stacks.config("bell-d"));
+            final ThreadWakeUps conductor = ThreadWakeUps.of("rds4j-driver-bell-d");
+            final long[] woke = new long[1];
+            roundTrips(driver, ROUND_TRIPS, i -> 0, () -> woke[0] = conductor.count(),
+                () -> woke[0] = conductor.count() - woke[0]);
+            assertTrue(woke[0] < ROUND_TRIPS / 10, "the conductor woke " + woke[0] + " times in " + ROUND_TRIPS +
+                " round trips");
+        }, "a frame in the ring was never read");
     }
 
-    private void roundTrips() throws Exception
+    /**
+     * With pauses up to a millisecond before the requests, the agent parks between many of them (after its idle
+     * yields) and arms the doorbells as it stops; requests race that moment. An agent that stopped without arming
+     * them would leave the first request after its park unread, with the conductor asleep.
+     */
+    @Test
+    void everyRequestIsReadWhileTheAgentStopsBetweenThem()
     {
-        final DriverServer driver = stacks.start(stacks.config("bell-d"));
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> roundTrips(stacks.start(stacks.config("bell-p")),
+            2_000, i -> (i % 11) * 100_000L, () -> { }, () -> { }), "a frame in the ring was never read");
+    }
+
+    /**
+     * After 50 ms without traffic the agent is parked, and the clients' rings are armed (by the agent as it stopped, or
+     * by the conductor as it slept): each request rings and wakes the conductor, which runs it. An agent that parked
+     * without arming them would leave each request to its next timed wake-up (up to 100 ms later), and the conductor
+     * would not wake at all. A request may meet the agent awake for its heartbeat (it yields for a few hundred
+     * microseconds every 100 ms) and be run by it: hence at least half, not all.
+     */
+    @Test
+    void aRequestAfterTheAgentParkedWakesTheConductor()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final DriverServer driver = stacks.start(stacks.config("bell-q"));
+            final ThreadWakeUps conductor = ThreadWakeUps.of("rds4j-driver-bell-q");
+            final long[] woke = new long[1];
+            final int roundTrips = 20;
+            roundTrips(driver, roundTrips, i -> 50_000_000L, () -> woke[0] = conductor.count(),
+                () -> woke[0] = conductor.count() - woke[0]);
+            assertTrue(woke[0] >= roundTrips / 2, "the conductor woke " + woke[0] + " times for " + roundTrips +
+                " requests after a pause");
+        }, "a frame in the ring was never read");
+    }
+
+    /**
+     * @param pauseNs how long to wait before request {@code i}.
+     * @param begin   run when both sockets are bound, before the first request.
+     * @param end     run after the last reply.
+     */
+    private void roundTrips(final DriverServer driver, final int roundTrips, final LongUnaryOperator pauseNs,
+        final Runnable begin, final Runnable end) throws Exception
+    {
         try (RdsStack a = attach(driver, "bell-a"); RdsStack b = attach(driver, "bell-b"))
         {
             final RdsSocket requester = a.openSocket().bind(new InetSocketAddress(ip("127.0.74.1"), 7000));
@@ -58,7 +116,7 @@ class DriverDoorbellTest
                 final ByteBuffer buffer = ByteBuffer.allocate(8);
                 try
                 {
-                    for (int i = 0; i < ROUND_TRIPS; i++)
+                    for (int i = 0; i < roundTrips; i++)
                     {
                         buffer.clear();
                         final InetSocketAddress from = responder.receive(buffer);
@@ -74,8 +132,14 @@ class DriverDoorbellTest
             echo.start();
             final ByteBuffer request = ByteBuffer.allocate(8);
             final ByteBuffer reply = ByteBuffer.allocate(8);
-            for (long i = 0; i < ROUND_TRIPS; i++)
+            begin.run();
+            for (long i = 0; i < roundTrips; i++)
             {
+                final long pause = pauseNs.applyAsLong(i);
+                if (pause > 0)
+                {
+                    LockSupport.parkNanos(pause); // sets the request's moment against the driver's, not a wait
+                }
                 request.clear().putLong(0, i);
                 assertEquals(8, requester.send(request, responder.localAddress()));
                 reply.clear();
@@ -83,6 +147,7 @@ class DriverDoorbellTest
                 assertEquals(responder.localAddress(), requester.receive(reply), "round trip " + i);
                 assertEquals(i, reply.getLong(0), "round trip " + i);
             }
+            end.run();
             echo.join(TIMEOUT.toMillis());
             assertNull(failed.get(), () -> "the echo failed: " + failed.get());
         }
