@@ -176,6 +176,7 @@ final class DriverSocket extends SocketBase
         final long timeoutNs = options.sendTimeoutNs();
         final long deadlineNs = System.nanoTime() + timeoutNs;
         sendWaiters.add(me);
+        stack.beginRoomWait();
         try
         {
             while (true)
@@ -194,7 +195,8 @@ final class DriverSocket extends SocketBase
                     // the driver answers at once if the port is free by now, else at its next change
                     stack.writeSocketFrame(DriverProtocol.CONG_WAIT, id, 0, 0, destination);
                 }
-                final int waited = stack.await(timeoutNs, deadlineNs);
+                // parked: the reading thread hands the released bytes over (a send waiting for room reads nothing)
+                final int waited = stack.awaitRoom(timeoutNs, deadlineNs);
                 if (waited < 0)
                 {
                     return waited;
@@ -203,6 +205,7 @@ final class DriverSocket extends SocketBase
         }
         finally
         {
+            stack.endRoomWait();
             sendWaiters.remove(me);
         }
     }

@@ -2,6 +2,8 @@ package org.rds4j.core;
 
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 import org.rds4j.PeerAllowList;
@@ -12,6 +14,7 @@ import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.core.spi.IdleWaiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +26,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -54,13 +58,15 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * count, its receive queue and options, and a read-only view of the driver's congestion maps.
  * <p>
  * Threads: application threads write frames to the driver under {@link #writeLock}, into the ring the driver made
- * for this process ({@link DriverRing}) or, when a frame does not fit there, on the connection; one reader thread
- * ({@code rds4j-driver-client-<name>}) waits in a selector for the driver's frames and hands them to the sockets:
- * replies to the calls waiting for them, messages and events to the receive queues, released bytes to the send
- * buffers. When the driver's connection ends (it exited or was killed), or its heartbeat ({@link DriverHeartbeat})
- * stands still for {@code driverTimeout} (it is stopped or hung; the reader looks every quarter of that while nothing
- * arrives), the reader marks the stack gone and wakes every waiting call, which then fails with
- * {@link RdsResult#ECONNRESET}, as every later call does.
+ * for this process ({@link DriverRing}) or, when a frame does not fit there, on the connection. The driver's frames
+ * are read by a thread blocked in a call (a receive, a select, a reply it waits for) while one waits, else by the
+ * reader thread ({@code rds4j-driver-client-<name>}): the {@link Invoker} of an embedded stack, whose duty cycle
+ * here reads the connection and hands its frames to the sockets (replies to the calls waiting for them, messages and
+ * events to the receive queues, released bytes to the send buffers), and whose idle wait is in a selector. So a
+ * message for a thread blocked in {@code receive} wakes that thread only. When the driver's connection ends (it
+ * exited or was killed), or its heartbeat ({@link DriverHeartbeat}) stands still for {@code driverTimeout} (it is
+ * stopped or hung; the reading thread looks every quarter of that), the stack is marked gone and every waiting call
+ * wakes, and then fails with {@link RdsResult#ECONNRESET}, as every later call does.
  */
 final class DriverStack implements RdsStack, WatchableSocket.Waiting
 {
@@ -81,7 +87,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final Path directory;
     private final SocketChannel channel;
     private final CongestionBoard board;
-    /** The reader's: it waits for the connection's input (and, while attaching, for room for the HELLO). */
+    /** The reading thread waits in it for the connection's input (and, while attaching, for room for the HELLO). */
     private final Selector selector;
     private final SelectionKey key;
     private final StackCounters counters = new StackCounters();
@@ -89,13 +95,19 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final PeerAllowList allowedPeers;
     private final long driverPid;
     private final Thread reader;
+    /**
+     * Who reads the driver's connection: a thread blocked in a call (receive, select, a reply it waits for) while one
+     * waits, else the reader thread ({@link Invoker}, as an embedded stack's duty cycle), so that a message for a
+     * thread blocked in {@code receive} wakes that thread only.
+     */
+    private final Invoker invoker;
 
-    /** Read by the reader, and by a writer that waits for room on the connection. */
+    /** Read by the reading thread, and by a writer that waits for room on the connection. */
     private final DriverHeartbeat heartbeat;
 
-    // The reader only.
+    // The thread reading the connection (the invoker's duty cycle).
     private final DriverStallDetector stallDetector;
-    /** How often the reader looks at the heartbeat while nothing arrives: a quarter of the timeout. */
+    /** How often the reading thread looks at the heartbeat: a quarter of the timeout. */
     private final long lookPeriodNs;
     private long nextLookNs;
 
@@ -114,13 +126,13 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     /** A writer's look at the heartbeat while it waits for room ({@link #awaitRoom}). */
     private final DriverStallDetector writerStallDetector;
 
-    // Application threads and the reader.
-    /** The sockets by number: replaced whole under {@link #writeLock} (rare), read by the reader without a lock. */
+    // Application threads and the reading thread.
+    /** The sockets by number: replaced whole under {@link #writeLock} (rare), read without a lock. */
     private volatile Int2ObjectHashMap<DriverSocket> sockets = new Int2ObjectHashMap<>();
     private final AtomicInteger nextSocket = new AtomicInteger();
     private final AtomicInteger nextCall = new AtomicInteger();
     private final ConcurrentHashMap<Integer, Call> calls = new ConcurrentHashMap<>();
-    /** Sockets closed by the application, whose receive rings the reader frees (it is their one writer). */
+    /** Sockets closed by the application, whose receive rings the reading thread frees (their one writer). */
     private final MpscUnboundedArrayQueue<DriverSocket> closed = new MpscUnboundedArrayQueue<>(64);
     /** Why the stack is gone (set once, by {@link #lost}); null while attached. */
     private volatile String gone;
@@ -145,7 +157,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         try
         {
             board = CongestionBoard.open(directory);
-            // non-blocking, so that the reader can wait for input with a deadline; writers wait for room parked
+            // non-blocking, so that reading can wait for input with a deadline; writers wait for room parked
             channel.configureBlocking(false);
             key = channel.register(selector, 0);
             // the handshake's deadline: a stopped driver accepts the connection, but never answers
@@ -190,15 +202,24 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             final String entries = new String(allowed, StandardCharsets.UTF_8);
             allowedPeers = entries.isEmpty() ? PeerAllowList.ALL : PeerAllowList.of(entries.split(","));
             welcome.limit(welcome.position()).position(w.getInt(0));
-            welcome.compact(); // what came after the WELCOME is the reader's
+            welcome.compact(); // what came after the WELCOME is read next
             heartbeat = DriverHeartbeat.open(directory);
             final long nowNs = System.nanoTime();
             stallDetector = new DriverStallDetector(timeoutNs, heartbeat.millis(), nowNs);
             writerStallDetector = new DriverStallDetector(timeoutNs, heartbeat.millis(), nowNs);
             nextLookNs = nowNs + lookPeriodNs;
             key.interestOps(SelectionKey.OP_READ);
-            reader = new Thread(() -> read(welcome), "rds4j-driver-client-" + config.name());
+            final Reading reading = new Reading(welcome);
+            final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
+            signal.idleWaiter(reading);
+            signal.idleBounds(reading);
+            // no yields: an idle reader waits in the selector at once, until input, a wake or the next heartbeat look
+            invoker = new Invoker(reading, new ParkingBackoffIdleStrategy(0, lookPeriodNs, lookPeriodNs, signal),
+                signal, ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true,
+                () -> { });
+            reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
+            signal.agentThread(reader);
             reader.start();
         }
         catch (final IOException | RuntimeException ex)
@@ -359,7 +380,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         return new SelectorImpl(this);
     }
 
-    // ---------------------------------------------------------------- how calls wait: parked, the reader wakes them
+    // ---------------------------------------------------------------- how calls wait: reading, or woken by who reads
 
     @Override
     public String name()
@@ -367,24 +388,37 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         return config.name();
     }
 
+    /** A call begins to wait: its thread reads the connection while it waits, or follows the thread that does. */
     @Override
     public void beginWait()
     {
+        invoker.beginCall();
     }
 
     @Override
     public void endWait()
     {
+        invoker.endCall();
     }
 
     /**
-     * Parks a blocked call until woken, its deadline or an interrupt.
+     * One step of a blocked call's wait: reads the driver's connection (waiting in the selector if nothing came) or,
+     * if another thread reads it, parks until woken ({@link Invoker#await}).
      *
      * @param timeoutNs the call's timeout, 0 for none.
      * @return 0 to test again, or {@link RdsResult#ETIMEDOUT} / {@link RdsResult#EINTR}.
      */
     @Override
     public int await(final long timeoutNs, final long deadlineNs)
+    {
+        return invoker.await(timeoutNs, deadlineNs);
+    }
+
+    /**
+     * Parks a wait for room until woken (the connection's reader hands the released bytes over), its deadline or an
+     * interrupt.
+     */
+    private int park(final long timeoutNs, final long deadlineNs)
     {
         if (Thread.currentThread().isInterrupted())
         {
@@ -404,9 +438,11 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         return 0;
     }
 
+    /** A room wait does not read the connection: the reader thread must, even if it stands by for a call's return. */
     @Override
     public void beginRoomWait()
     {
+        invoker.handOver();
     }
 
     @Override
@@ -414,11 +450,11 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     {
     }
 
-    /** Parks as {@link #await}: the driver's agent frees room, and the reader wakes the waiting sender. */
+    /** Parks: the driver's agent frees room, and the connection's reader wakes the waiting sender. */
     @Override
     public int awaitRoom(final long timeoutNs, final long deadlineNs)
     {
-        return await(timeoutNs, deadlineNs);
+        return park(timeoutNs, deadlineNs);
     }
 
     @Override
@@ -601,17 +637,28 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     /** Waits for a call's reply; fails with {@link RdsResult#ECONNRESET} if the driver goes meanwhile. */
     void await(final Call call) throws RdsException
     {
+        boolean interrupted = false;
+        invoker.beginCall();
         try
         {
             while (!call.done)
             {
                 ensureAttached();
-                LockSupport.park(this);
+                if (invoker.await(0, 0) == RdsResult.EINTR)
+                {
+                    // a call is not interruptible, and its thread may be the one to read the reply: kept for later
+                    interrupted |= Thread.interrupted();
+                }
             }
         }
         finally
         {
+            invoker.endCall();
             calls.remove(call.id);
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
         if (call.result == RdsResult.ECONNRESET && gone != null)
         {
@@ -716,8 +763,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
 
     /**
      * Under {@link #writeLock}: the connection took nothing (the driver has not yet read what it was sent). Parks a
-     * little, twice as long each time up to {@link #MAX_ROOM_WAIT_NS}, for the caller to try again. The reader takes
-     * no part: it may itself be waiting for this lock (a push handler or a listener that sends, run on it by a
+     * little, twice as long each time up to {@link #MAX_ROOM_WAIT_NS}, for the caller to try again. The reading thread
+     * takes no part: it may itself be waiting for this lock (a push handler or a listener that sends, run on it by a
      * caller-runs executor), so this wait also lets a driver go whose heartbeat stands still.
      *
      * @param waits the waits since the connection last took bytes.
@@ -848,113 +895,155 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
 
     // ---------------------------------------------------------------- frames from the driver
 
-    private void read(final ByteBuffer first)
+    /**
+     * Reading the driver's connection, one step per duty cycle of the {@link #invoker}, on whichever thread runs it:
+     * reads what the connection has, hands whole frames to the sockets and calls, wakes their waiting threads, and
+     * looks at the driver's heartbeat every {@link #lookPeriodNs}. Idle, the thread waits in the selector
+     * ({@link IdleWaiter}) until input, a wake-up or the next look ({@link IdleBounds}).
+     */
+    private final class Reading implements Agent, IdleWaiter, IdleBounds
     {
-        ByteBuffer input = first;
-        UnsafeBuffer in = new UnsafeBuffer(input);
-        final AddressCache addresses = new AddressCache();
-        final ArrayList<DriverSocket> woken = new ArrayList<>();
-        boolean drained = false;
-        try
+        private ByteBuffer input;
+        private UnsafeBuffer in;
+        private final AddressCache addresses = new AddressCache();
+        private final ArrayList<DriverSocket> woken = new ArrayList<>();
+
+        Reading(final ByteBuffer first)
         {
-            while (true)
+            input = first;
+            in = new UnsafeBuffer(input);
+        }
+
+        @Override
+        public String roleName()
+        {
+            return reader.getName();
+        }
+
+        @Override
+        public int doWork()
+        {
+            if (gone != null)
             {
-                int position = 0;
-                final int limit = input.position();
-                while (limit - position >= HEADER)
+                invoker.close(); // nothing more to read: the waiting threads find the stack gone
+                return 0;
+            }
+            try
+            {
+                final long nowNs = System.nanoTime();
+                if (nowNs - nextLookNs >= 0)
                 {
-                    final int length = in.getInt(position);
-                    if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+                    nextLookNs = nowNs + lookPeriodNs;
+                    if (stallDetector.hasStopped(heartbeat.millis(), System.currentTimeMillis(), nowNs))
                     {
-                        throw new IOException("bad frame length " + length + " from the driver");
+                        letGo(stallDetector.silentNs(nowNs));
+                        return 0;
                     }
-                    if (limit - position < length)
-                    {
-                        break;
-                    }
-                    dispatch(in, position, length, addresses, woken);
-                    position += length;
-                }
-                for (int i = 0, n = woken.size(); i < n; i++)
-                {
-                    final DriverSocket socket = woken.get(i);
-                    socket.wakePending = false;
-                    socket.wakeReceivers();
-                }
-                woken.clear();
-                DriverSocket done;
-                while ((done = closed.poll()) != null)
-                {
-                    done.released();
-                }
-                input.limit(limit).position(position);
-                input.compact();
-                if (input.remaining() == 0 || (input.position() >= 4 && in.getInt(0) > input.capacity()))
-                {
-                    final int need = input.position() >= 4 ? in.getInt(0) : input.capacity() * 2;
-                    final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(need, input.capacity() * 2));
-                    input.flip();
-                    bigger.put(input);
-                    input = bigger;
-                    in = new UnsafeBuffer(input);
-                }
-                final int room = input.remaining();
-                // a read that did not fill the buffer emptied the connection: wait before reading again
-                if (drained && !awaitInput())
-                {
-                    return;
                 }
                 final int read = channel.read(input);
                 if (read < 0)
                 {
                     lost("the driver in " + directory + " (pid " + driverPid + ") closed the connection");
-                    return;
+                    return 0;
                 }
-                drained = read < room;
+                return (read > 0 ? 1 : 0) + dispatchAll();
             }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            if (gone == null)
+            catch (final IOException | RuntimeException ex)
             {
-                LOG.warn("{}: lost the driver in {}", config.name(), directory, ex);
+                if (gone == null)
+                {
+                    LOG.warn("{}: lost the driver in {}", config.name(), directory, ex);
+                }
+                lost("lost the driver in " + directory + ": " + ex);
+                return 0;
             }
-            lost("lost the driver in " + directory + ": " + ex);
         }
-        finally
+
+        /** Hands the input's whole frames on and wakes their sockets' waiting threads; returns how many. */
+        private int dispatchAll() throws IOException
+        {
+            int position = 0;
+            int frames = 0;
+            final int limit = input.position();
+            while (limit - position >= HEADER)
+            {
+                final int length = in.getInt(position);
+                if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+                {
+                    throw new IOException("bad frame length " + length + " from the driver");
+                }
+                if (limit - position < length)
+                {
+                    break;
+                }
+                dispatch(in, position, length, addresses, woken);
+                position += length;
+                frames++;
+            }
+            for (int i = 0, n = woken.size(); i < n; i++)
+            {
+                final DriverSocket socket = woken.get(i);
+                socket.wakePending = false;
+                socket.wakeReceivers();
+            }
+            woken.clear();
+            DriverSocket done;
+            while ((done = closed.poll()) != null)
+            {
+                done.released();
+            }
+            input.limit(limit).position(position);
+            input.compact();
+            if (input.remaining() == 0 || (input.position() >= 4 && in.getInt(0) > input.capacity()))
+            {
+                final int need = input.position() >= 4 ? in.getInt(0) : input.capacity() * 2;
+                final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(need, input.capacity() * 2));
+                input.flip();
+                bigger.put(input);
+                input = bigger;
+                in = new UnsafeBuffer(input);
+            }
+            return frames;
+        }
+
+        @Override
+        public void onClose()
         {
             // the channel's descriptor is closed once no selector holds it: a driver then sees this client's end
             CloseHelper.quietClose(selector);
         }
-    }
 
-    /**
-     * The reader: waits in the selector until the connection has input, looking at the driver's
-     * heartbeat every {@link #lookPeriodNs} meanwhile. A driver whose heartbeat stood still for the timeout is let
-     * go ({@link #letGo}).
-     *
-     * @return false if the stack is gone.
-     */
-    private boolean awaitInput() throws IOException
-    {
-        while (gone == null)
+        @Override
+        public void await(final long timeoutNs)
         {
-            final long nowNs = System.nanoTime();
-            if (nowNs - nextLookNs >= 0)
+            try
             {
-                nextLookNs = nowNs + lookPeriodNs;
-                if (stallDetector.hasStopped(heartbeat.millis(), System.currentTimeMillis(), nowNs))
-                {
-                    letGo(stallDetector.silentNs(nowNs));
-                    return false;
-                }
+                selector.select(READY, timeoutMillis(timeoutNs));
             }
-            if (selector.select(READY, timeoutMillis(nextLookNs - nowNs)) > 0)
+            catch (final IOException | ClosedSelectorException ex)
             {
-                return true;
+                lost("lost the driver in " + directory + ": " + ex);
             }
         }
-        return false;
+
+        @Override
+        public void wake()
+        {
+            selector.wakeup();
+        }
+
+        /** Sockets closed meanwhile, whose receive queues a duty cycle frees; or the stack gone. */
+        @Override
+        public boolean hasQueuedInput()
+        {
+            return gone != null || !closed.isEmpty();
+        }
+
+        @Override
+        public long idleDeadlineNs(final long nowNs)
+        {
+            return nextLookNs;
+        }
     }
 
     /**
@@ -1045,7 +1134,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         {
             socket.onDriverLost();
         }
-        selector.wakeup(); // the reader, if it waits in its selector, sees the stack gone
+        selector.wakeup(); // a thread waiting in the selector sees the stack gone
         return true;
     }
 }

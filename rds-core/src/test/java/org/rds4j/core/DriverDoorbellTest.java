@@ -135,10 +135,12 @@ class DriverDoorbellTest
             begin.run();
             for (long i = 0; i < roundTrips; i++)
             {
-                final long pause = pauseNs.applyAsLong(i);
-                if (pause > 0)
+                // sets the request's moment against the driver's (not a wait for anything); parks until the time
+                // has passed, as a park may return at once (this thread may have unparked itself, reading a reply)
+                final long until = System.nanoTime() + pauseNs.applyAsLong(i);
+                for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime())
                 {
-                    LockSupport.parkNanos(pause); // sets the request's moment against the driver's, not a wait
+                    LockSupport.parkNanos(left);
                 }
                 request.clear().putLong(0, i);
                 assertEquals(8, requester.send(request, responder.localAddress()));
