@@ -2,21 +2,15 @@ package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rds4j.RdsOptions;
-import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.DriverStacks;
+import org.rds4j.core.test.PingPong;
 import org.rds4j.core.test.ThreadWakeUps;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongUnaryOperator;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -30,7 +24,6 @@ import static org.rds4j.core.test.TestAddresses.ip;
 class DriverDoorbellTest
 {
     private static final int ROUND_TRIPS = 20_000;
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private final DriverStacks stacks = new DriverStacks();
 
@@ -96,62 +89,13 @@ class DriverDoorbellTest
         }, "a frame in the ring was never read");
     }
 
-    /**
-     * @param pauseNs how long to wait before request {@code i}.
-     * @param begin   run when both sockets are bound, before the first request.
-     * @param end     run after the last reply.
-     */
     private void roundTrips(final DriverServer driver, final int roundTrips, final LongUnaryOperator pauseNs,
         final Runnable begin, final Runnable end) throws Exception
     {
         try (RdsStack a = attach(driver, "bell-a"); RdsStack b = attach(driver, "bell-b"))
         {
-            final RdsSocket requester = a.openSocket().bind(new InetSocketAddress(ip("127.0.74.1"), 7000));
-            final RdsSocket responder = b.openSocket().bind(new InetSocketAddress(ip("127.0.74.2"), 7000));
-            requester.setOption(RdsOptions.SO_RCVTIMEO, TIMEOUT);
-            responder.setOption(RdsOptions.SO_RCVTIMEO, TIMEOUT);
-            final AtomicReference<Throwable> failed = new AtomicReference<>();
-            final Thread echo = new Thread(() ->
-            {
-                final ByteBuffer buffer = ByteBuffer.allocate(8);
-                try
-                {
-                    for (int i = 0; i < roundTrips; i++)
-                    {
-                        buffer.clear();
-                        final InetSocketAddress from = responder.receive(buffer);
-                        buffer.flip();
-                        responder.send(buffer, from);
-                    }
-                }
-                catch (final Throwable ex)
-                {
-                    failed.set(ex);
-                }
-            }, "bell-echo");
-            echo.start();
-            final ByteBuffer request = ByteBuffer.allocate(8);
-            final ByteBuffer reply = ByteBuffer.allocate(8);
-            begin.run();
-            for (long i = 0; i < roundTrips; i++)
-            {
-                // sets the request's moment against the driver's (not a wait for anything); parks until the time
-                // has passed, as a park may return at once (this thread may have unparked itself, reading a reply)
-                final long until = System.nanoTime() + pauseNs.applyAsLong(i);
-                for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime())
-                {
-                    LockSupport.parkNanos(left);
-                }
-                request.clear().putLong(0, i);
-                assertEquals(8, requester.send(request, responder.localAddress()));
-                reply.clear();
-                // a lost doorbell on either side: the receive times out (SO_RCVTIMEO) and throws
-                assertEquals(responder.localAddress(), requester.receive(reply), "round trip " + i);
-                assertEquals(i, reply.getLong(0), "round trip " + i);
-            }
-            end.run();
-            echo.join(TIMEOUT.toMillis());
-            assertNull(failed.get(), () -> "the echo failed: " + failed.get());
+            PingPong.run(a.openSocket().bind(new InetSocketAddress(ip("127.0.74.1"), 7000)),
+                b.openSocket().bind(new InetSocketAddress(ip("127.0.74.2"), 7000)), roundTrips, pauseNs, begin, end);
         }
     }
 
