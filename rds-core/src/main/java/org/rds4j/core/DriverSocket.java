@@ -388,6 +388,7 @@ final class DriverSocket extends SocketBase
         }
         stack.forget(this);
         wakeAllOnClose();
+        stack.wakeWaiting(); // a receive of this socket may be the thread reading the connection, in its selector
     }
 
     /** The reader, once the socket is closed: frees the receive queue, whose one writer it is. */

@@ -210,16 +210,16 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             nextLookNs = nowNs + lookPeriodNs;
             key.interestOps(SelectionKey.OP_READ);
             final Reading reading = new Reading(welcome);
-            final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
-            signal.idleWaiter(reading);
-            signal.idleBounds(reading);
+            final WakeSignal wakeSignal = new WakeSignal(SystemNanoClock.INSTANCE);
+            wakeSignal.idleWaiter(reading);
+            wakeSignal.idleBounds(reading);
             // no yields: an idle reader waits in the selector at once, until input, a wake or the next heartbeat look
-            invoker = new Invoker(reading, new ParkingBackoffIdleStrategy(0, lookPeriodNs, lookPeriodNs, signal),
-                signal, ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true,
-                () -> { });
+            invoker = new Invoker(reading, new ParkingBackoffIdleStrategy(0, lookPeriodNs, lookPeriodNs, wakeSignal),
+                wakeSignal, ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex),
+                true, () -> { });
             reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
-            signal.agentThread(reader);
+            wakeSignal.agentThread(reader);
             reader.start();
         }
         catch (final IOException | RuntimeException ex)
@@ -463,10 +463,15 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         return gone != null;
     }
 
-    /** A waiting call is parked, and unparked by whoever changes what it waits for: nothing else to wake. */
+    /**
+     * Wakes the thread that reads the connection if it waits in the selector, where an unpark does not reach it (a
+     * select's {@code wakeup}, a registration changed, a socket closed by another thread); if it is about to wait,
+     * its wait returns at once (a selector's wake-up is kept for its next select), so none is lost.
+     */
     @Override
     public void wakeWaiting()
     {
+        selector.wakeup();
     }
 
     /** The driver's stack's peer events, which it sends once this stack listens ({@code PEERS}). */
