@@ -43,10 +43,17 @@ import java.net.InetSocketAddress;
  *   QUERY     int call, int what                            replied with text: connections, counters or clients
  *   PEERS     int on, int 0                                 socket 0: send PEER frames (the stack's peer listener)
  * </pre>
- * Driver to client:
+ * Driver to client. After WELCOME, the driver sends its frames in batches (runs of whole frames), numbered 1, 2, ...
+ * (wrapping as the client's numbers do): each batch is a record of the client's second ring, under its number, or
+ * goes on the connection after a SEQ frame; the client takes the batches in the order of their numbers.
  * <pre>
- *   WELCOME   int version, int n, long pid, long start (epoch ms), int largest socket buffer, int 0, the ring's
- *             file name in the driver's directory (n bytes of UTF-8), the allow-list as UTF-8 text
+ *   WELCOME   int version, int n, long pid, long start (epoch ms), int largest socket buffer, int m, the file names
+ *             in the driver's directory of the client's ring (n bytes of UTF-8) and of the ring to the client (m
+ *             bytes), the allow-list as UTF-8 text
+ *   SEQ       int number, int length                        socket 0, on the connection: the next length bytes
+ *                                                           are the frames of batch number (at most MAX_FRAME)
+ *   DOORBELL  -                                             socket 0, on the connection: the ring to the client has
+ *                                                           batches for a sleeping reader
  *   REPLY     int call, int result, long value, UTF-8 text
  *   DELIVER   address (the sender), payload
  *   NOTIFY    int kind, int 0, address
@@ -61,7 +68,7 @@ import java.net.InetSocketAddress;
  */
 final class DriverProtocol
 {
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final String SOCKET_FILE = "driver.sock";
 
     static final int HEADER = 12;

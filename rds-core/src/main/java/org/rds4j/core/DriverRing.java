@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import org.agrona.BufferUtil;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
@@ -12,64 +13,79 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
- * A client's frames to its driver, in shared memory: the driver makes a file per client in its directory, the
- * client maps it and deletes the name. One writer (the client, under its write lock) and one reader at a time (the
- * driver's conductor, or its stack's agent, under the client's session's lock): an agrona one-to-one ring buffer
- * whose records are whole {@link DriverProtocol} frames, each under its number in the client's order of frames (the
- * record's type: 1, 2, ... wrapping to 1 after {@link Integer#MAX_VALUE}). A frame that does not fit now (longer
- * than {@link #maxFrame()}, or the ring full) goes over the connection instead, after a {@code SEQ} frame with its
- * number, and the driver merges the two by number; so nothing waits for room in the ring, and a full ring slows the
- * client to the connection's pace.
+ * Frames one way between a client and its driver, in shared memory: the driver makes two files per client in its
+ * directory, one for the client's frames to the driver and one for the driver's to the client; the client maps both
+ * and deletes their names. One writer at a time (the client under its write lock; the driver under the client's
+ * session's lock) and one reader at a time (the driver's conductor or its stack's agent, under that lock; the client's
+ * thread reading for the stack): an agrona one-to-one ring buffer whose records are whole {@link DriverProtocol}
+ * frames (the client's) or batches of whole frames (the driver's), each under its number in the writer's order (the
+ * record's type: 1, 2, ... wrapping to 1 after {@link Integer#MAX_VALUE}). One that does not fit now (longer than
+ * {@link #maxFrame()}, or the ring full) goes over the connection instead, after a {@code SEQ} frame with its number,
+ * and the reader merges the two by number; so nothing waits for room in the ring, and a full ring slows the writer to
+ * the connection's pace.
  * <p>
- * The doorbell: after the ring, a word the driver sets when neither its conductor nor its agent will look at the
- * ring without being told ({@link #sleeping}) and a client that finds set after a write clears, and then rings with
- * a {@code DOORBELL} frame on the connection, which wakes the conductor's selector. A driver that is awake reads the
- * ring without being told, so a busy client makes no system call per frame.
+ * The doorbell: after the ring, a word the reader sets when it will not look at the ring without being told
+ * ({@link #sleeping}) and a writer that finds set after a write clears, and then rings with a {@code DOORBELL} frame
+ * on the connection, which wakes the reader's selector. A reader that is awake reads the ring without being told, so
+ * a busy stream makes no system call per frame.
  * <p>
- * The driver trusts nothing in the memory: it checks every frame as it checks those of the connection, and a ring
- * whose records do not parse cuts the client off.
+ * The driver trusts nothing in the memory: it checks every frame of the client's ring as it checks those of the
+ * connection, and a ring whose records do not parse cuts the client off. Writing, the positions it reads from the
+ * memory (which the client may have overwritten) only choose where in the ring it writes, as every index is masked to
+ * the ring: a client that writes over the ring it reads loses its own frames, nothing else.
  */
 final class DriverRing
 {
-    /** The records' room; frames up to an eighth of it go into the ring. */
+    /** The records' room in the ring of a client's frames; frames up to an eighth of it go into the ring. */
     static final int CAPACITY = 1 << 20;
-    private static final int SLEEPING_OFFSET = CAPACITY + RingBufferDescriptor.TRAILER_LENGTH;
-    /** The file's size: the ring, its trailer and the doorbell word on a cache line of its own. */
-    static final int FILE_BYTES = SLEEPING_OFFSET + 128;
+    /** The records' room in the ring of the driver's batches to a client. */
+    static final int DOWN_CAPACITY = 1 << 22;
 
     private final ByteBuffer memory;
+    /** Where the doorbell word is: after the ring and its trailer, on a cache line of its own. */
+    private final int sleepingOffset;
     private final UnsafeBuffer words;
     private final OneToOneRingBuffer ring;
+    /** The reader's look at the next record ({@link #nextNumber}). */
+    private final ControlledMessageHandler peek = this::peek;
+    private int peeked;
 
-    private DriverRing(final ByteBuffer memory)
+    private DriverRing(final ByteBuffer memory, final int capacity)
     {
         this.memory = memory;
         this.words = new UnsafeBuffer(memory);
-        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(memory, 0, SLEEPING_OFFSET));
+        this.sleepingOffset = capacity + RingBufferDescriptor.TRAILER_LENGTH;
+        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(memory, 0, sleepingOffset));
     }
 
-    /** Driver: makes the file, which the client maps ({@link #attach}) and deletes. */
-    static DriverRing create(final Path file, final boolean groupAccess) throws IOException
+    /** @return the size of the file of a ring of {@code capacity}: the ring, its trailer and the doorbell's line. */
+    static int fileBytes(final int capacity)
     {
-        final ByteBuffer memory = SharedMemory.mapNew(file, FILE_BYTES);
+        return capacity + RingBufferDescriptor.TRAILER_LENGTH + 128;
+    }
+
+    /** Driver: makes a file for a ring of {@code capacity}, which the client maps ({@link #attach}) and deletes. */
+    static DriverRing create(final Path file, final int capacity, final boolean groupAccess) throws IOException
+    {
+        final ByteBuffer memory = SharedMemory.mapNew(file, fileBytes(capacity));
         DriverFiles.restrict(file, groupAccess);
-        return new DriverRing(memory);
+        return new DriverRing(memory, capacity);
     }
 
-    /** Client: maps the file the driver made. */
-    static DriverRing attach(final Path file) throws IOException
+    /** Client: maps a file the driver made for a ring of {@code capacity}. */
+    static DriverRing attach(final Path file, final int capacity) throws IOException
     {
-        return new DriverRing(SharedMemory.mapExisting(file, FILE_BYTES));
+        return new DriverRing(SharedMemory.mapExisting(file, fileBytes(capacity)), capacity);
     }
 
-    /** @return the longest frame a record takes; longer ones go over the connection. */
+    /** @return the most bytes a record takes (a frame, or a batch); longer ones go over the connection. */
     int maxFrame()
     {
         return ring.maxMsgLength();
     }
 
     /**
-     * Client: writes a frame as record {@code number}, if it fits now.
+     * Writer: writes a frame as record {@code number}, if it fits now.
      *
      * @param head    the frame's first {@code headLength} bytes.
      * @param payload the rest (its bytes are not consumed), or null.
@@ -77,12 +93,7 @@ final class DriverRing
      */
     boolean offer(final int number, final UnsafeBuffer head, final int headLength, final ByteBuffer payload)
     {
-        final int length = headLength + (payload == null ? 0 : payload.remaining());
-        if (length > ring.maxMsgLength())
-        {
-            return false;
-        }
-        final int index = ring.tryClaim(number, length);
+        final int index = claim(number, headLength + (payload == null ? 0 : payload.remaining()));
         if (index < 0)
         {
             return false;
@@ -97,33 +108,78 @@ final class DriverRing
     }
 
     /**
-     * Client, after {@link #offer}: whether the conductor sleeps, in which case the caller rings. Clears the word, so
-     * that one frame rings per sleep.
+     * Writer: claims room for {@code length} bytes as record {@code number}, to be written into
+     * {@link #buffer()} from the index returned and then {@link #commit}ted.
+     *
+     * @return the index, or -1 if {@code length} is more than {@link #maxFrame()} or the ring has no room for it now.
      */
-    boolean takeDoorbell()
+    int claim(final int number, final int length)
     {
-        // the record's commit is a release store: a full fence keeps this load after it, or a conductor that
-        // checked the ring just before it slept would be missed (the conductor's side is a volatile store then a load)
-        VarHandle.fullFence();
-        return words.getIntVolatile(SLEEPING_OFFSET) != 0 && words.compareAndSetInt(SLEEPING_OFFSET, 1, 0);
+        return length > ring.maxMsgLength() ? -1 : ring.tryClaim(number, length);
+    }
+
+    /** Writer: the memory a claimed record is written into. */
+    UnsafeBuffer buffer()
+    {
+        return (UnsafeBuffer)ring.buffer();
+    }
+
+    /** Writer: the record claimed at {@code index} is written: the reader may take it. */
+    void commit(final int index)
+    {
+        ring.commit(index);
     }
 
     /**
-     * Driver: the conductor is about to sleep, or the agent stops, and the other does not look (true; the ring is
-     * then read, or looked at, once more), or the conductor has woken (false).
+     * Writer, after its records: whether the reader sleeps, in which case the caller rings. Clears the word, so that
+     * one frame rings per sleep.
+     */
+    boolean takeDoorbell()
+    {
+        // the record's commit is a release store: a full fence keeps this load after it, or a reader that looked at
+        // the ring just before it slept would be missed (the reader's side is a volatile store then a load)
+        VarHandle.fullFence();
+        return words.getIntVolatile(sleepingOffset) != 0 && words.compareAndSetInt(sleepingOffset, 1, 0);
+    }
+
+    /**
+     * Reader: it is about to sleep and will not look at the ring untold (true; the ring is then read, or looked at,
+     * once more), or it looks again (false). On the driver's side, the conductor sleeps or the agent stops, and the
+     * other does not look.
      */
     void sleeping(final boolean asleep)
     {
-        words.putIntVolatile(SLEEPING_OFFSET, asleep ? 1 : 0);
+        words.putIntVolatile(sleepingOffset, asleep ? 1 : 0);
     }
 
-    /** Driver: hands records to the handler, as {@link OneToOneRingBuffer#controlledRead}; throws on a bad ring. */
+    /** Reader: hands records to the handler, as {@link OneToOneRingBuffer#controlledRead}; throws on a bad ring. */
     int read(final ControlledMessageHandler handler, final int limit)
     {
         return ring.controlledRead(handler, limit);
     }
 
-    /** Driver: whether the ring holds no record (the client's committed records are seen). */
+    /**
+     * Reader: the number of the record a read would take next, or 0 if the ring holds none. Padding at the ring's end
+     * is passed over, as a read passes it.
+     */
+    int nextNumber()
+    {
+        peeked = 0;
+        if (ring.controlledRead(peek, 1) == 0 && peeked == 0 && !isEmpty())
+        {
+            ring.controlledRead(peek, 1); // that read passed the padding at the end: the record is at the start
+        }
+        return peeked;
+    }
+
+    private ControlledMessageHandler.Action peek(
+        final int number, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        peeked = number;
+        return ControlledMessageHandler.Action.ABORT;
+    }
+
+    /** Reader: whether the ring holds no record (the writer's committed records are seen). */
     boolean isEmpty()
     {
         return ring.size() == 0;

@@ -244,7 +244,7 @@ public final class DriverServer implements AutoCloseable
 
     private void deleteRings() throws IOException
     {
-        try (DirectoryStream<Path> rings = Files.newDirectoryStream(directory, "client-*.ring"))
+        try (DirectoryStream<Path> rings = Files.newDirectoryStream(directory, "client-*.{ring,ring.down}"))
         {
             for (final Path ring : rings)
             {

@@ -40,12 +40,17 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * stack cannot take yet (its socket's queue to the agent is full) stops the reading of this client until the agent
  * has taken some; the client's own send buffer, which this session mirrors, bounds what it can have sent meanwhile.
  * <p>
- * Writing: what the stack's sockets deliver goes into one output buffer, written when the channel takes it. A
- * message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
+ * Writing: frames for the client (what the stack's sockets deliver, replies, events) gather in one output buffer.
+ * When the session flushes, they go in batches ({@link #placeFrames}), numbered 1, 2, ... after the WELCOME: each
+ * batch as one record of the client's second ring ({@link DriverRing}), which the client reads without a system call
+ * while it is awake, or, if it does not fit there now, onto the connection after a {@code SEQ} frame, written when
+ * the channel takes it; the client takes the batches in their order. A {@code DOORBELL} on the connection wakes a
+ * client that sleeps. One record, and one look at the doorbell, per batch and not per frame. A message handed to
+ * the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
  * the client reports it taken ({@code CONSUMED}), so the port is marked congested, and released, by what the
- * client's application has not taken, as an embedded socket's is. Sockets are polled while the output holds less
- * than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take the output, so a client whose
- * reader stops holds the driver's memory to its sockets' receive queues and this bound.
+ * client's application has not taken, as an embedded socket's is. Sockets are polled while the output and the bytes
+ * for the connection hold less than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take them,
+ * so a client whose reader stops holds the driver's memory to its sockets' receive queues, its ring and this bound.
  * <p>
  * Threads: the conductor, and the thread running the stack's duty cycle when it serves a socket it signalled
  * ({@link Entry#signal}) or runs the client's sends from its ring ({@link #runSends}), one at a time under
@@ -56,7 +61,7 @@ final class DriverSession
     private static final Logger LOG = LoggerFactory.getLogger(DriverSession.class);
     private static final int INPUT_BYTES = 256 << 10;
     private static final int OUTPUT_BYTES = 256 << 10;
-    /** Above this much output not yet written, sockets are not polled. */
+    /** Above this much output not yet placed or written, sockets are not polled. */
     private static final int OUTPUT_HIGH = 1 << 20;
     private static final int POLL_BATCH = 64;
     /** The most frames the agent runs from a ring per duty cycle; the conductor is woken for the rest. */
@@ -149,8 +154,19 @@ final class DriverSession
     /** The socket whose send waits for room in its queue to the agent: reading stops until it has some. */
     private Entry blockedOn;
 
+    /** Frames for the client not yet placed in its ring or on the connection. */
     private ByteBuffer output = ByteBuffer.allocateDirect(OUTPUT_BYTES);
     private UnsafeBuffer out = new UnsafeBuffer(output);
+    /** Bytes for the connection the channel has not taken yet. */
+    private ByteBuffer wire = ByteBuffer.allocateDirect(OUTPUT_BYTES);
+    private UnsafeBuffer wireOut = new UnsafeBuffer(wire);
+    /** The client's second ring: the batches of frames to it, from its HELLO until the session ends. */
+    private DriverRing down;
+    private Path downFile;
+    /** The number of the last batch placed. */
+    private int batchNumber;
+    /** Batches went into the ring since the last look at its doorbell. */
+    private boolean ringWritten;
     /**
      * The sockets not polled for lack of output room: polled again once the output is written. Two lists that swap,
      * so that polling them again (which may starve some anew) allocates nothing.
@@ -670,11 +686,14 @@ final class DriverSession
         }
         final long clientPid = src.getLong(body + 8);
         final String ringName = "client-" + clientPid + "-" + server.nextRingNumber() + ".ring";
+        final String downName = ringName + ".down";
         try
         {
             ringFile = server.directory().resolve(ringName);
-            ring = DriverRing.create(ringFile, server.groupAccess());
+            ring = DriverRing.create(ringFile, DriverRing.CAPACITY, server.groupAccess());
             ringView = ring.view();
+            downFile = server.directory().resolve(downName);
+            down = DriverRing.create(downFile, DriverRing.DOWN_CAPACITY, server.groupAccess());
         }
         catch (final IOException ex)
         {
@@ -685,21 +704,25 @@ final class DriverSession
         pid = clientPid;
         server.clientsAttached.incrementAndGet();
         final byte[] name = ringName.getBytes(StandardCharsets.UTF_8);
+        final byte[] downNameBytes = downName.getBytes(StandardCharsets.UTF_8);
         final byte[] allowed = String.join(",", server.stack().config().allowedPeers().entries())
             .getBytes(StandardCharsets.UTF_8);
-        final int length = HEADER + DriverProtocol.WELCOME_FIXED + name.length + allowed.length;
-        final int at = reserveOutput(length);
-        final int b = DriverProtocol.putHeader(out, at, length, DriverProtocol.WELCOME, 0);
-        out.putInt(b, DriverProtocol.VERSION);
-        out.putInt(b + 4, name.length);
-        out.putLong(b + 8, ProcessHandle.current().pid());
-        out.putLong(b + 16, server.startedMillis());
+        final int length =
+            HEADER + DriverProtocol.WELCOME_FIXED + name.length + downNameBytes.length + allowed.length;
+        // unnumbered, on the connection: the client maps the ring when it has read this
+        final int at = reserveWire(length);
+        final int b = DriverProtocol.putHeader(wireOut, at, length, DriverProtocol.WELCOME, 0);
+        wireOut.putInt(b, DriverProtocol.VERSION);
+        wireOut.putInt(b + 4, name.length);
+        wireOut.putLong(b + 8, ProcessHandle.current().pid());
+        wireOut.putLong(b + 16, server.startedMillis());
         // the client admits sends against buffers this bounds, as the driver's sockets do
-        out.putInt(b + 24, server.stack().config().maxSocketBufferBytes());
-        out.putInt(b + 28, 0);
-        out.putBytes(b + DriverProtocol.WELCOME_FIXED, name);
-        out.putBytes(b + DriverProtocol.WELCOME_FIXED + name.length, allowed);
-        output.position(at + length);
+        wireOut.putInt(b + 24, server.stack().config().maxSocketBufferBytes());
+        wireOut.putInt(b + 28, downNameBytes.length);
+        wireOut.putBytes(b + DriverProtocol.WELCOME_FIXED, name);
+        wireOut.putBytes(b + DriverProtocol.WELCOME_FIXED + name.length, downNameBytes);
+        wireOut.putBytes(b + DriverProtocol.WELCOME_FIXED + name.length + downNameBytes.length, allowed);
+        wire.position(at + length);
         LOG.debug("driver: client pid {} attached", pid);
     }
 
@@ -966,8 +989,8 @@ final class DriverSession
             deliverFrom(entry);
             reportReleased(entry);
             flush();
-            // output the channel did not take waits for OP_WRITE, which only the conductor's next select sees
-            return output.position() == 0;
+            // bytes the channel did not take wait for OP_WRITE, which only the conductor's next select sees
+            return wire.position() == 0;
         }
         catch (final IOException ex)
         {
@@ -989,7 +1012,7 @@ final class DriverSession
         polling = entry;
         try
         {
-            while (output.position() < OUTPUT_HIGH)
+            while (output.position() + wire.position() < OUTPUT_HIGH)
             {
                 if (entry.socket.poll(deliver, POLL_BATCH) < POLL_BATCH)
                 {
@@ -1115,16 +1138,83 @@ final class DriverSession
     /** @return where a frame of {@code length} bytes goes in the output, grown if needed. */
     private int reserveOutput(final int length)
     {
-        final int at = output.position();
-        if (output.capacity() - at < length)
+        final ByteBuffer room = withRoom(output, length);
+        if (room != output)
         {
-            final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(output.capacity() * 2, at + length));
-            output.flip();
-            bigger.put(output);
-            output = bigger;
+            output = room;
             out = new UnsafeBuffer(output);
         }
-        return at;
+        return output.position();
+    }
+
+    /** @return where {@code length} bytes go in the bytes for the connection, grown if needed. */
+    private int reserveWire(final int length)
+    {
+        final ByteBuffer room = withRoom(wire, length);
+        if (room != wire)
+        {
+            wire = room;
+            wireOut = new UnsafeBuffer(wire);
+        }
+        return wire.position();
+    }
+
+    /** @return {@code buffer} if it has room for {@code length} more bytes, else a larger copy of it. */
+    private static ByteBuffer withRoom(final ByteBuffer buffer, final int length)
+    {
+        final int at = buffer.position();
+        if (buffer.capacity() - at >= length)
+        {
+            return buffer;
+        }
+        final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(buffer.capacity() * 2, at + length));
+        buffer.flip();
+        bigger.put(buffer);
+        return bigger;
+    }
+
+    /**
+     * Moves the output's frames to the client in batches: runs of whole frames of at most a record's room (or one
+     * longer frame), each numbered, into the ring if it has room, else onto the connection after a {@code SEQ}.
+     */
+    private void placeFrames()
+    {
+        final int end = output.position();
+        if (end == 0)
+        {
+            return;
+        }
+        final int most = down == null ? 0 : down.maxFrame(); // null once the session ended: nothing is sent then
+        int start = 0;
+        while (start < end)
+        {
+            int stop = start + out.getInt(start);
+            while (stop < end && stop + out.getInt(stop) - start <= most)
+            {
+                stop += out.getInt(stop);
+            }
+            final int length = stop - start;
+            batchNumber = DriverProtocol.nextFrameNumber(batchNumber);
+            final int index = down == null ? -1 : down.claim(batchNumber, length);
+            if (index >= 0)
+            {
+                down.buffer().putBytes(index, out, start, length);
+                down.commit(index);
+                ringWritten = true;
+            }
+            else
+            {
+                final int seq = HEADER + 8;
+                final int at = reserveWire(seq + length);
+                final int b = DriverProtocol.putHeader(wireOut, at, seq, DriverProtocol.SEQ, 0);
+                wireOut.putInt(b, batchNumber);
+                wireOut.putInt(b + 4, length);
+                wireOut.putBytes(at + seq, out, start, length);
+                wire.position(at + seq + length);
+            }
+            start = stop;
+        }
+        output.clear();
     }
 
     /** Reads while no send waits for room; writes while output is pending. */
@@ -1133,21 +1223,33 @@ final class DriverSession
         if (!ended)
         {
             key.interestOps((blockedOn == null ? SelectionKey.OP_READ : 0) |
-                (output.position() > 0 ? SelectionKey.OP_WRITE : 0));
+                (wire.position() > 0 ? SelectionKey.OP_WRITE : 0));
         }
     }
 
+    /** Places the output's frames, rings for them if the client sleeps, and writes what the channel takes. */
     private void flush() throws IOException
     {
-        if (output.position() == 0)
+        placeFrames();
+        if (ringWritten)
+        {
+            ringWritten = false;
+            if (down != null && down.takeDoorbell())
+            {
+                final int at = reserveWire(HEADER);
+                DriverProtocol.putHeader(wireOut, at, HEADER, DriverProtocol.DOORBELL, 0);
+                wire.position(at + HEADER);
+            }
+        }
+        if (wire.position() == 0 && starved.isEmpty())
         {
             interest();
             return;
         }
-        output.flip();
-        channel.write(output);
-        output.compact();
-        final boolean pending = output.position() > 0;
+        wire.flip();
+        channel.write(wire);
+        wire.compact();
+        final boolean pending = wire.position() > 0;
         interest();
         if (!pending && !starved.isEmpty())
         {
@@ -1230,7 +1332,7 @@ final class DriverSession
         server.ended(this, cutOff);
     }
 
-    /** Unmaps the client's ring, and deletes its file if the client did not get to. */
+    /** Unmaps the client's rings, and deletes their files if the client did not get to. */
     private void freeRing()
     {
         if (ring != null)
@@ -1239,17 +1341,29 @@ final class DriverSession
             ring = null;
             ringView = null;
         }
-        if (ringFile != null)
+        if (down != null)
+        {
+            down.free();
+            down = null;
+        }
+        delete(ringFile);
+        ringFile = null;
+        delete(downFile);
+        downFile = null;
+    }
+
+    private static void delete(final Path file)
+    {
+        if (file != null)
         {
             try
             {
-                Files.deleteIfExists(ringFile);
+                Files.deleteIfExists(file);
             }
             catch (final IOException ex)
             {
-                LOG.debug("cannot delete {}", ringFile, ex);
+                LOG.debug("cannot delete {}", file, ex);
             }
-            ringFile = null;
         }
     }
 

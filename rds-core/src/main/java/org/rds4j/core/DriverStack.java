@@ -2,7 +2,9 @@ package org.rds4j.core;
 
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jctools.queues.MpscUnboundedArrayQueue;
@@ -59,14 +61,15 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * <p>
  * Threads: application threads write frames to the driver under {@link #writeLock}, into the ring the driver made
  * for this process ({@link DriverRing}) or, when a frame does not fit there, on the connection. The driver's frames
- * are read by a thread blocked in a call (a receive, a select, a reply it waits for) while one waits, else by the
- * reader thread ({@code rds4j-driver-client-<name>}): the {@link Invoker} of an embedded stack, whose duty cycle
- * here reads the connection and hands its frames to the sockets (replies to the calls waiting for them, messages and
- * events to the receive queues, released bytes to the send buffers), and whose idle wait is in a selector. So a
- * message for a thread blocked in {@code receive} wakes that thread only. When the driver's connection ends (it
- * exited or was killed), or its heartbeat ({@link DriverHeartbeat}) stands still for {@code driverTimeout} (it is
- * stopped or hung; the reading thread looks every quarter of that), the stack is marked gone and every waiting call
- * wakes, and then fails with {@link RdsResult#ECONNRESET}, as every later call does.
+ * come the same way, in batches through a second ring or on the connection. They are read by a thread blocked in a
+ * call (a receive, a select, a reply it waits for) while one waits, else by the reader thread
+ * ({@code rds4j-driver-client-<name>}): the {@link Invoker} of an embedded stack, whose duty cycle here reads the
+ * ring and the connection and hands their frames to the sockets (replies to the calls waiting for them, messages and
+ * events to the receive queues, released bytes to the send buffers), and whose idle wait is in a selector, where the
+ * driver's doorbell reaches it. So a message for a thread blocked in {@code receive} wakes that thread only. When the
+ * driver's connection ends (it exited or was killed), or its heartbeat ({@link DriverHeartbeat}) stands still for
+ * {@code driverTimeout} (it is stopped or hung; the reading thread looks every quarter of that), the stack is marked
+ * gone and every waiting call wakes, and then fails with {@link RdsResult#ECONNRESET}, as every later call does.
  */
 final class DriverStack implements RdsStack, WatchableSocket.Waiting
 {
@@ -121,6 +124,11 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private final ByteBuffer[] gather = new ByteBuffer[3];
     /** The client's frames to the driver, in shared memory. */
     private final DriverRing ring;
+    /**
+     * The driver's frames to the client, read by the reading thread. Never unmapped here: a thread may be reading it
+     * as the stack closes, so the collector unmaps it once nothing refers to it.
+     */
+    private final DriverRing down;
     /** The number of the last frame written (DriverProtocol: frames are run in their order by number). */
     private int frameNumber;
     /** A writer's look at the heartbeat while it waits for room ({@link #awaitRoom}). */
@@ -185,20 +193,19 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             }
             driverPid = w.getLong(HEADER + 8);
             final int nameLength = w.getInt(HEADER + 4);
+            final int downNameLength = w.getInt(HEADER + 28);
             final int fixed = HEADER + DriverProtocol.WELCOME_FIXED;
             final int largestBuffer = w.getInt(HEADER + 24);
-            if (nameLength <= 0 || nameLength > w.getInt(0) - fixed || largestBuffer <= 0)
+            if (nameLength <= 0 || downNameLength <= 0 || nameLength > w.getInt(0) - fixed - downNameLength ||
+                largestBuffer <= 0)
             {
                 throw new IOException("the driver in " + directory + " sent a bad WELCOME");
             }
             socketConfig = boundBuffers(config, largestBuffer);
-            final byte[] name = new byte[nameLength];
-            w.getBytes(fixed, name);
-            final Path ringFile = directory.resolve(new String(name, StandardCharsets.UTF_8));
-            ring = DriverRing.attach(ringFile);
-            Files.delete(ringFile); // mapped: nothing is left behind when either process dies
-            final byte[] allowed = new byte[w.getInt(0) - fixed - nameLength];
-            w.getBytes(fixed + nameLength, allowed);
+            ring = attachRing(w, fixed, nameLength, DriverRing.CAPACITY);
+            down = attachRing(w, fixed + nameLength, downNameLength, DriverRing.DOWN_CAPACITY);
+            final byte[] allowed = new byte[w.getInt(0) - fixed - nameLength - downNameLength];
+            w.getBytes(fixed + nameLength + downNameLength, allowed);
             final String entries = new String(allowed, StandardCharsets.UTF_8);
             allowedPeers = entries.isEmpty() ? PeerAllowList.ALL : PeerAllowList.of(entries.split(","));
             welcome.limit(welcome.position()).position(w.getInt(0));
@@ -229,6 +236,18 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             throw ex;
         }
         LOG.debug("{} attached to the driver in {} (pid {})", config.name(), directory, driverPid);
+    }
+
+    /** Maps the ring whose file the WELCOME names at {@code offset}, and deletes the name. */
+    private DriverRing attachRing(final UnsafeBuffer welcome, final int offset, final int length, final int capacity)
+        throws IOException
+    {
+        final byte[] name = new byte[length];
+        welcome.getBytes(offset, name);
+        final Path file = directory.resolve(new String(name, StandardCharsets.UTF_8));
+        final DriverRing attached = DriverRing.attach(file, capacity);
+        Files.delete(file); // mapped: nothing is left behind when either process dies
+        return attached;
     }
 
     private static SocketChannel connect(final Path directory) throws IOException
@@ -901,17 +920,28 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     // ---------------------------------------------------------------- frames from the driver
 
     /**
-     * Reading the driver's connection, one step per duty cycle of the {@link #invoker}, on whichever thread runs it:
-     * reads what the connection has, hands whole frames to the sockets and calls, wakes their waiting threads, and
-     * looks at the driver's heartbeat every {@link #lookPeriodNs}. Idle, the thread waits in the selector
-     * ({@link IdleWaiter}) until input, a wake-up or the next look ({@link IdleBounds}).
+     * Reading the driver's frames, one step per duty cycle of the {@link #invoker}, on whichever thread runs it: takes
+     * their batches in order from the ring and the connection, hands the frames to the sockets and calls, wakes their
+     * waiting threads, and looks at the driver's heartbeat every {@link #lookPeriodNs}. The connection is read only
+     * when the ring holds nothing whose turn it is, so a busy stream makes no system call per read. Idle, the thread
+     * waits in the selector ({@link IdleWaiter}) until input, the driver's doorbell, a wake-up or the next look
+     * ({@link IdleBounds}).
      */
     private final class Reading implements Agent, IdleWaiter, IdleBounds
     {
+        /** The most records (batches) taken from the ring in one go: the woken threads are woken after each go. */
+        private static final int RING_BATCH = 16;
         private ByteBuffer input;
         private UnsafeBuffer in;
         private final AddressCache addresses = new AddressCache();
         private final ArrayList<DriverSocket> woken = new ArrayList<>();
+        /** The number of the driver's next batch of frames to hand on. */
+        private int nextBatch = 1;
+        private final ControlledMessageHandler fromRing = this::fromRing;
+        private int ranFromRing;
+        private IOException ringProblem;
+        /** The last wait ended with the connection readable. */
+        private boolean readable;
 
         Reading(final ByteBuffer first)
         {
@@ -945,13 +975,24 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                         return 0;
                     }
                 }
-                final int read = channel.read(input);
-                if (read < 0)
+                int work = runRingFrames();
+                if (work == 0 || readable || input.position() > 0)
                 {
-                    lost("the driver in " + directory + " (pid " + driverPid + ") closed the connection");
-                    return 0;
+                    // nothing of its turn in the ring (the next batch is on the connection, or nothing is yet), the
+                    // selector saw input (a doorbell, read now rather than found by the next wait), or a batch read
+                    // before waits in the input, maybe for one the ring just gave: nothing of its turn may be left
+                    // there when the thread waits, as a wait looks only at the ring and the connection
+                    readable = false;
+                    final int read = channel.read(input);
+                    if (read < 0)
+                    {
+                        lost("the driver in " + directory + " (pid " + driverPid + ") closed the connection");
+                        return 0;
+                    }
+                    work += (read > 0 ? 1 : 0) + drain();
                 }
-                return (read > 0 ? 1 : 0) + dispatchAll();
+                finishDispatch();
+                return work;
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -964,27 +1005,144 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             }
         }
 
-        /** Hands the input's whole frames on and wakes their sockets' waiting threads; returns how many. */
-        private int dispatchAll() throws IOException
+        /** Hands on the batches of the connection's input and of the ring, in turn, until the next is not here. */
+        private int drain() throws IOException
+        {
+            int frames = 0;
+            int now;
+            do
+            {
+                now = runConnectionFrames() + runRingFrames();
+                frames += now;
+            }
+            while (now > 0);
+            return frames;
+        }
+
+        /** Hands on the ring's batches whose turn it is; returns how many. */
+        private int runRingFrames() throws IOException
+        {
+            ranFromRing = 0;
+            down.read(fromRing, RING_BATCH);
+            if (ringProblem != null)
+            {
+                final IOException problem = ringProblem;
+                ringProblem = null;
+                throw problem;
+            }
+            return ranFromRing;
+        }
+
+        private ControlledMessageHandler.Action fromRing(
+            final int number, final MutableDirectBuffer buffer, final int index, final int length)
+        {
+            if (number != nextBatch)
+            {
+                return ControlledMessageHandler.Action.ABORT; // an earlier batch comes over the connection
+            }
+            try
+            {
+                dispatchBatch((UnsafeBuffer)buffer, index, length);
+            }
+            catch (final IOException ex)
+            {
+                ringProblem = ex;
+                return ControlledMessageHandler.Action.ABORT;
+            }
+            nextBatch = DriverProtocol.nextFrameNumber(nextBatch);
+            ranFromRing++;
+            return ControlledMessageHandler.Action.CONTINUE;
+        }
+
+        /** Hands on the input's whole batches whose turn it is (each after its SEQ); returns how many. */
+        private int runConnectionFrames() throws IOException
         {
             int position = 0;
-            int frames = 0;
+            int batches = 0;
             final int limit = input.position();
             while (limit - position >= HEADER)
             {
                 final int length = in.getInt(position);
-                if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+                final byte type = in.getByte(position + DriverProtocol.TYPE_OFFSET);
+                if (length != HEADER + (type == DriverProtocol.SEQ ? 8 : 0) ||
+                    (type != DriverProtocol.SEQ && type != DriverProtocol.DOORBELL))
                 {
-                    throw new IOException("bad frame length " + length + " from the driver");
+                    throw new IOException("a frame of type " + type + " and length " + length +
+                        " where the driver's SEQ or DOORBELL comes");
                 }
-                if (limit - position < length)
+                if (type == DriverProtocol.DOORBELL)
+                {
+                    position += length; // it woke the reading thread: that was all
+                    continue;
+                }
+                if (limit - position < length || in.getInt(position + HEADER) != nextBatch)
+                {
+                    break; // not all here, or an earlier batch is in the ring
+                }
+                final int at = position + length;
+                final int batchLength = batchLength(position);
+                if (limit - at < batchLength)
                 {
                     break;
                 }
-                dispatch(in, position, length, addresses, woken);
-                position += length;
-                frames++;
+                dispatchBatch(in, at, batchLength);
+                nextBatch = DriverProtocol.nextFrameNumber(nextBatch);
+                position = at + batchLength;
+                batches++;
             }
+            input.limit(limit).position(position);
+            input.compact();
+            growForNextBatch();
+            return batches;
+        }
+
+        /** @return the length of the batch the SEQ at {@code position} announces. */
+        private int batchLength(final int position) throws IOException
+        {
+            final int length = in.getInt(position + HEADER + 4);
+            if (length < HEADER || length > DriverProtocol.MAX_FRAME)
+            {
+                throw new IOException("bad batch length " + length + " from the driver");
+            }
+            return length;
+        }
+
+        /** Hands on the whole frames of a batch, which fill it exactly. */
+        private void dispatchBatch(final UnsafeBuffer buffer, final int offset, final int length) throws IOException
+        {
+            final int end = offset + length;
+            int position = offset;
+            while (position < end)
+            {
+                final int frameLength = buffer.getInt(position);
+                if (frameLength < HEADER || frameLength > end - position)
+                {
+                    throw new IOException("bad frame length " + frameLength + " in a batch from the driver");
+                }
+                dispatch(buffer, position, frameLength, addresses, woken);
+                position += frameLength;
+            }
+        }
+
+        /** Grows the input if it is full, or shorter than its first SEQ and the batch after it. */
+        private void growForNextBatch() throws IOException
+        {
+            final int held = input.position();
+            final int need = held >= HEADER + 8 && in.getByte(DriverProtocol.TYPE_OFFSET) == DriverProtocol.SEQ ?
+                HEADER + 8 + batchLength(0) : 0;
+            if (input.remaining() == 0 || need > input.capacity())
+            {
+                final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(need, input.capacity() * 2));
+                input.flip();
+                bigger.put(input);
+                input = bigger;
+                in = new UnsafeBuffer(input);
+            }
+        }
+
+        /** Wakes the threads of the sockets frames went to, and frees the receive queues of sockets closed. */
+        private void finishDispatch()
+        {
             for (int i = 0, n = woken.size(); i < n; i++)
             {
                 final DriverSocket socket = woken.get(i);
@@ -997,18 +1155,6 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             {
                 done.released();
             }
-            input.limit(limit).position(position);
-            input.compact();
-            if (input.remaining() == 0 || (input.position() >= 4 && in.getInt(0) > input.capacity()))
-            {
-                final int need = input.position() >= 4 ? in.getInt(0) : input.capacity() * 2;
-                final ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(need, input.capacity() * 2));
-                input.flip();
-                bigger.put(input);
-                input = bigger;
-                in = new UnsafeBuffer(input);
-            }
-            return frames;
         }
 
         @Override
@@ -1021,13 +1167,22 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         @Override
         public void await(final long timeoutNs)
         {
+            // asleep first, then a last look: a frame the driver writes after the look finds the word set, and rings
+            down.sleeping(true);
             try
             {
-                selector.select(READY, timeoutMillis(timeoutNs));
+                if (down.nextNumber() != nextBatch)
+                {
+                    readable = selector.select(READY, timeoutMillis(timeoutNs)) > 0;
+                }
             }
             catch (final IOException | ClosedSelectorException ex)
             {
                 lost("lost the driver in " + directory + ": " + ex);
+            }
+            finally
+            {
+                down.sleeping(false);
             }
         }
 

@@ -240,6 +240,79 @@ class DriverLivenessTest
         });
     }
 
+    /**
+     * A client writes over the positions of the ring the driver writes to it, and then makes the driver write to it
+     * (replies, released bytes): the driver's writes land somewhere in that ring, the client loses its frames, and
+     * the driver serves its other clients and ends this one's session as any other when it goes.
+     */
+    @Test
+    void aClientThatWritesOverTheRingToItHarmsOnlyItself() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-down"));
+        try (RdsStack good = attach(driver, "live-down-good"))
+        {
+            final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, 7007));
+            socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            final long[][] positions = {{Long.MAX_VALUE, 3}, {-1, 1L << 40}, {DriverRing.DOWN_CAPACITY * 5L + 3, 0}};
+            for (final long[] headAndTail : positions)
+            {
+                try (RawDriverClient bad = new RawDriverClient(driver))
+                {
+                    bad.hello();
+                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + RingBufferDescriptor.HEAD_POSITION_OFFSET,
+                        body(8).putLong(headAndTail[0]).flip());
+                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + RingBufferDescriptor.HEAD_CACHE_POSITION_OFFSET,
+                        body(8).putLong(headAndTail[0]).flip());
+                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + RingBufferDescriptor.TAIL_POSITION_OFFSET,
+                        body(8).putLong(headAndTail[1]).flip());
+                    for (int id = 1; id <= 50; id++)
+                    {
+                        bad.write(DriverProtocol.OPEN, id, body(8).putInt(1 << 20).putInt(1 << 20).flip());
+                        final ByteBuffer bind = body(8 + DriverProtocol.ADDRESS).putInt(id).putInt(0);
+                        DriverProtocol.putAddress(new UnsafeBuffer(bind), 8, new InetSocketAddress(A_IP, 7100 + id));
+                        bad.write(DriverProtocol.BIND, id, bind.position(bind.capacity()).flip());
+                        bad.write(DriverProtocol.QUERY, 0, body(8).putInt(id).putInt(DriverProtocol.QUERY_CLIENTS)
+                            .flip());
+                    }
+                }
+            }
+            Await.until(WAIT, () -> driver.counters().get("driver_clients_gone") == positions.length,
+                () -> "" + driver.counters());
+            assertEquals(0L, driver.counters().get("driver_clients_cut_off"));
+            final byte[] message = {9, 8, 7};
+            assertEquals(3, socket.send(ByteBuffer.wrap(message), socket.localAddress()));
+            final ByteBuffer dst = ByteBuffer.allocate(16);
+            assertEquals(socket.localAddress(), socket.receive(dst));
+            assertArrayEquals(message, java.util.Arrays.copyOf(dst.array(), dst.position()));
+            // the ports the bad clients bound were freed with their sessions
+            final RdsSocket again = good.openSocket();
+            Await.until(WAIT, () -> Ports.tryBind(again, new InetSocketAddress(A_IP, 7150)), () -> "port 7150 freed");
+        }
+    }
+
+    /** Rings a dead driver's clients never mapped (both kinds) are deleted when the next driver starts there. */
+    @Test
+    void aDriverDeletesTheRingsADeadOneLeftBehind() throws Exception
+    {
+        final DriverServer first = stacks.start(stacks.config("live-left"));
+        final Path directory = first.directory();
+        first.close();
+        final Path[] left = {directory.resolve("client-77-1.ring"), directory.resolve("client-77-1.ring.down")};
+        for (final Path file : left)
+        {
+            Files.write(file, new byte[] {1});
+        }
+        final Path other = Files.write(directory.resolve("notes.txt"), new byte[] {1});
+        try (DriverServer second = DriverServer.start(stacks.config("live-left"), directory, false))
+        {
+            for (final Path file : left)
+            {
+                assertFalse(Files.exists(file), file + " deleted");
+            }
+            assertTrue(Files.exists(other), "only rings are deleted");
+        }
+    }
+
     @Test
     void aFrameBeforeHelloOrATooLongOneCutsTheClientOff() throws Exception
     {

@@ -26,8 +26,8 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * {@link DriverSession}): per input, a new raw connection says HELLO, sends the input's frames, numbered, on the
  * connection (cut into chunks, each its own write) or into its ring, then shuts its output and reads until the
  * driver ends the connection. Bytes that are not a whole frame go as they are: on the connection, or written over
- * the ring's memory. One driver serves every input, on a {@link DriverStacks} memory network, with one well-behaved
- * client attached throughout.
+ * the memory of its ring and of the ring the driver writes to it. One driver serves every input, on a
+ * {@link DriverStacks} memory network, with one well-behaved client attached throughout.
  * <p>
  * Oracle, after each input: the driver counted the raw client once, as cut off (a malformed frame) or gone (its
  * connection ended), and attached once; nothing else. It ended the connection within {@link RawDriverClient#WAIT}
@@ -143,16 +143,19 @@ class DriverProtocolFuzzTest
                 }
                 if (route == 1 || route == 2)
                 {
-                    // the rest over the ring's memory: the driver must survive reading whatever it says,
+                    // the rest over the rings' memory: the driver must survive reading whatever it says,
                     writeCut(raw, connection.toByteArray(), cut);
                     connection.reset();
                     // at the offset its first four bytes say, modulo the room
-                    final int left = Math.min(input.length - position, DriverRing.FILE_BYTES);
+                    final int room = DriverRing.fileBytes(DriverRing.CAPACITY); // the smaller of the two
+                    final int left = Math.min(input.length - position, room);
                     if (left > 4)
                     {
                         final int at = ByteBuffer.wrap(input, position, 4).order(LITTLE_ENDIAN).getInt();
-                        raw.scribble(Math.floorMod(at, DriverRing.FILE_BYTES - left + 5),
-                            ByteBuffer.wrap(input, position + 4, left - 4));
+                        final int offset = Math.floorMod(at, room - left + 5);
+                        raw.scribble(offset, ByteBuffer.wrap(input, position + 4, left - 4));
+                        // and the same over the ring to it, which the driver writes its replies into
+                        raw.scribbleDown(offset, ByteBuffer.wrap(input, position + 4, left - 4));
                     }
                     raw.write(RawDriverClient.frame(DriverProtocol.DOORBELL, 0, RawDriverClient.body(0)));
                 }

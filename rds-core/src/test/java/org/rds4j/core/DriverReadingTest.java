@@ -2,7 +2,9 @@ package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rds4j.RdsOptions;
 import org.rds4j.RdsSelector;
+import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
@@ -10,6 +12,7 @@ import org.rds4j.core.test.PingPong;
 import org.rds4j.core.test.ThreadWakeUps;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,9 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
- * A client's thread blocked in a call reads the driver's connection itself, as it drives an embedded stack: the
- * message it waits for wakes that thread only, not the client's reader thread as well; and what else should end its
- * wait reaches it in the connection's selector.
+ * A client's thread blocked in a call reads the driver's frames itself, as it drives an embedded stack: the message
+ * it waits for wakes that thread only, not the client's reader thread as well; and what else should end its wait
+ * reaches it in the connection's selector. The frames come through a ring and, when one does not fit, the connection:
+ * they are handed on in their order, and a reader asleep is rung for what the ring gets.
  */
 class DriverReadingTest
 {
@@ -60,6 +64,73 @@ class DriverReadingTest
                     ROUND_TRIPS + " round trips");
             }
         });
+    }
+
+    /**
+     * Round trips with pauses of up to 1 ms between two sockets of one client, so that each reply finds the reading
+     * thread asleep or falling asleep: the driver must ring for every frame it puts in the ring then. With a 60 s
+     * {@code driverTimeout} nothing else wakes a reader for 15 s, past each receive's 10 s timeout.
+     */
+    @Test
+    void aReaderAsleepIsRungForWhatTheRingGets()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final DriverServer driver = stacks.start(stacks.config("read-r"));
+            try (RdsStack client = RdsStack.open(stacks.config("read-rc").toBuilder()
+                .driverTimeout(Duration.ofSeconds(60)).driverDirectory(driver.directory().toString()).build()))
+            {
+                PingPong.run(client.openSocket().bind(new InetSocketAddress(ip("127.0.75.4"), 7000)),
+                    client.openSocket().bind(new InetSocketAddress(ip("127.0.75.5"), 7000)), 2_000,
+                    i -> (i % 9) * 125_000, () -> { }, () -> { });
+            }
+        });
+    }
+
+    /**
+     * Messages alternately small and too long for a record of the ring (whose frames then come over the connection):
+     * all arrive, in the order sent, each with its bytes.
+     */
+    @Test
+    void framesTooLongForTheRingComeInTheirTurn() throws Exception
+    {
+        final int big = DriverRing.DOWN_CAPACITY / 8 + 1;
+        final DriverServer driver = stacks.start(stacks.config("read-o"));
+        try (RdsStack client = RdsStack.open(stacks.config("read-oc").toBuilder()
+            .driverDirectory(driver.directory().toString()).build()))
+        {
+            final RdsSocket from = client.openSocket();
+            final RdsSocket to = client.openSocket();
+            for (final RdsSocket socket : new RdsSocket[] {from, to})
+            {
+                socket.setOption(RdsOptions.SO_SNDBUF, 16 << 20);
+                socket.setOption(RdsOptions.SO_RCVBUF, 16 << 20);
+                socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            }
+            from.bind(new InetSocketAddress(ip("127.0.75.6"), 7000));
+            to.bind(new InetSocketAddress(ip("127.0.75.7"), 7000));
+            final int messages = 40;
+            for (int i = 0; i < messages; i++)
+            {
+                final ByteBuffer message = ByteBuffer.allocate(i % 2 == 0 ? 64 : big);
+                for (int b = 0; b < message.capacity(); b++)
+                {
+                    message.put(b, (byte)(i * 31 + b));
+                }
+                assertEquals(message.capacity(), from.send(message, to.localAddress()));
+            }
+            final ByteBuffer received = ByteBuffer.allocate(big);
+            for (int i = 0; i < messages; i++)
+            {
+                received.clear();
+                assertEquals(from.localAddress(), to.receive(received), "message " + i);
+                assertEquals(i % 2 == 0 ? 64 : big, received.position(), "message " + i + "'s length");
+                for (int b = 0; b < received.position(); b++)
+                {
+                    assertEquals((byte)(i * 31 + b), received.get(b), "message " + i + ", byte " + b);
+                }
+            }
+        }
     }
 
     /**

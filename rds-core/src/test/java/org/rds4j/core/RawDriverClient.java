@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.TransportType;
 
@@ -16,14 +17,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A driver's client that speaks {@link DriverProtocol} by hand, for tests of what a driver does with what a
- * client sends: after its HELLO it maps its ring, and numbers the frames it writes, on the connection after a SEQ
- * frame ({@link #write(byte, int, ByteBuffer)}) or into the ring ({@link #writeToRing}); raw bytes go as they are.
+ * client sends: after its HELLO it maps its rings, and numbers the frames it writes, on the connection after a SEQ
+ * frame ({@link #write(byte, int, ByteBuffer)}) or into the ring ({@link #writeToRing}); raw bytes go as they are. It
+ * reads the driver's frames in their order from the ring to it and the connection ({@link #readFrame}).
  * Every wait has a deadline ({@link #WAIT}): a driver that stops answering fails the test instead of hanging it.
  * Tests only.
  */
@@ -41,6 +44,12 @@ final class RawDriverClient implements AutoCloseable
     private ByteBuffer scribbler;
     /** The number of the last frame written. */
     int number;
+    /** The ring of the driver's frames to this client, once welcomed; and the same memory for {@link #scribbleDown}. */
+    DriverRing down;
+    private ByteBuffer downScribbler;
+    /** The number of the driver's next batch of frames, and the frames of batches taken, not yet read. */
+    private int nextFromDriver = 1;
+    private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
 
     RawDriverClient(final DriverServer driver) throws IOException
     {
@@ -95,6 +104,12 @@ final class RawDriverClient implements AutoCloseable
         scribbler.put(offset, bytes, bytes.position(), bytes.remaining());
     }
 
+    /** Writes bytes over the memory of the ring to the client at {@code offset}. */
+    void scribbleDown(final int offset, final ByteBuffer bytes)
+    {
+        downScribbler.put(offset, bytes, bytes.position(), bytes.remaining());
+    }
+
     /** Bytes into the ring as record {@code n}, then a DOORBELL. */
     void writeToRing(final int n, final ByteBuffer bytes) throws IOException
     {
@@ -124,10 +139,16 @@ final class RawDriverClient implements AutoCloseable
         assertEquals(DriverProtocol.WELCOME, welcome.get(DriverProtocol.TYPE_OFFSET));
         final byte[] name = new byte[welcome.getInt(DriverProtocol.HEADER + 4)];
         welcome.get(DriverProtocol.HEADER + DriverProtocol.WELCOME_FIXED, name);
+        final byte[] downName = new byte[welcome.getInt(DriverProtocol.HEADER + 28)];
+        welcome.get(DriverProtocol.HEADER + DriverProtocol.WELCOME_FIXED + name.length, downName);
         final Path file = directory.resolve(new String(name, StandardCharsets.UTF_8));
-        ring = DriverRing.attach(file);
-        scribbler = SharedMemory.mapExisting(file, DriverRing.FILE_BYTES);
+        ring = DriverRing.attach(file, DriverRing.CAPACITY);
+        scribbler = SharedMemory.mapExisting(file, DriverRing.fileBytes(DriverRing.CAPACITY));
         Files.delete(file);
+        final Path downFile = directory.resolve(new String(downName, StandardCharsets.UTF_8));
+        down = DriverRing.attach(downFile, DriverRing.DOWN_CAPACITY);
+        downScribbler = SharedMemory.mapExisting(downFile, DriverRing.fileBytes(DriverRing.DOWN_CAPACITY));
+        Files.delete(downFile);
     }
 
     /** Opens socket 1 and binds it; returns the driver's result. */
@@ -144,15 +165,98 @@ final class RawDriverClient implements AutoCloseable
     }
 
     /**
-     * @return the next frame from the driver.
+     * @return the next frame from the driver: before the WELCOME the connection's next, after it the next by number,
+     *         from the ring or the connection.
      * @throws IOException if the driver closed the connection (or reset it) first.
      */
     ByteBuffer readFrame() throws IOException
     {
         final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (in.position() < 4 || in.position() < in.getInt(0))
+        while (true)
         {
+            final ByteBuffer frame = down == null ? nextOnConnection() : nextInTurn();
+            if (frame != null)
+            {
+                return frame;
+            }
+            if (down != null)
+            {
+                down.sleeping(true); // then a last look, as the stack's reader: a frame after it rings
+                if (!pending.isEmpty() || down.nextNumber() == nextFromDriver)
+                {
+                    down.sleeping(false);
+                    continue;
+                }
+            }
             readSome(deadline);
+            if (down != null)
+            {
+                down.sleeping(false);
+            }
+        }
+    }
+
+    /** @return the next frame of the batches in turn, from the ring or the connection; or null. */
+    private ByteBuffer nextInTurn()
+    {
+        if (pending.isEmpty())
+        {
+            down.read((type, buffer, index, length) ->
+            {
+                if (type != nextFromDriver)
+                {
+                    return ControlledMessageHandler.Action.ABORT;
+                }
+                final ByteBuffer batch = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+                buffer.getBytes(index, batch, 0, length);
+                takeBatch(batch);
+                return ControlledMessageHandler.Action.BREAK;
+            }, 1);
+        }
+        // the connection: DOORBELLs are dropped, a SEQ is followed by the batch of its number
+        while (pending.isEmpty() && in.position() >= DriverProtocol.HEADER && in.position() >= in.getInt(0))
+        {
+            final byte type = in.get(DriverProtocol.TYPE_OFFSET);
+            if (type == DriverProtocol.DOORBELL)
+            {
+                nextOnConnection();
+                continue;
+            }
+            assertEquals(DriverProtocol.SEQ, type, "a batch on the connection after its SEQ");
+            final int seq = in.getInt(0);
+            final int length = in.getInt(DriverProtocol.HEADER + 4);
+            if (in.getInt(DriverProtocol.HEADER) != nextFromDriver || in.position() < seq + length)
+            {
+                break;
+            }
+            nextOnConnection();
+            final ByteBuffer batch = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+            batch.put(0, in, 0, length);
+            in.limit(in.position()).position(length);
+            in.compact();
+            takeBatch(batch);
+        }
+        return pending.poll();
+    }
+
+    /** Queues the frames of the batch in turn, and moves the turn on. */
+    private void takeBatch(final ByteBuffer batch)
+    {
+        for (int at = 0; at < batch.capacity(); at += batch.getInt(at))
+        {
+            final ByteBuffer frame = ByteBuffer.allocate(batch.getInt(at)).order(ByteOrder.LITTLE_ENDIAN);
+            frame.put(0, batch, at, frame.capacity());
+            pending.add(frame);
+        }
+        nextFromDriver = DriverProtocol.nextFrameNumber(nextFromDriver);
+    }
+
+    /** @return the whole frame at the start of the connection's input, taken out of it; or null. */
+    private ByteBuffer nextOnConnection()
+    {
+        if (in.position() < 4 || in.position() < in.getInt(0))
+        {
+            return null;
         }
         final int length = in.getInt(0);
         final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
@@ -216,6 +320,9 @@ final class RawDriverClient implements AutoCloseable
             ring.free();
             ring = null;
             SharedMemory.free(scribbler);
+            down.free();
+            down = null;
+            SharedMemory.free(downScribbler);
         }
     }
 }
