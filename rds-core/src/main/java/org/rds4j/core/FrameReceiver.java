@@ -91,7 +91,16 @@ final class FrameReceiver
             path.onHandshake(RdsHeader.generation(buffer, offset));
             return;
         }
-        final RdsSocketImpl socket = connection.local.sockets.get(dport);
+        RdsSocketImpl socket = connection.local.sockets.get(dport);
+        if (socket == null || !socket.isOpen())
+        {
+            // a bind may be on its way to the stack: a bound port has its socket from the moment bind returns
+            final RdsSocketImpl bound = host.boundFor(connection.local, dport);
+            if (bound != null)
+            {
+                socket = bound;
+            }
+        }
         if (socket == null)
         {
             counters.recvDropNoSock.incrementOrdered();

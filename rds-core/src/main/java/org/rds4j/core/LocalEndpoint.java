@@ -14,7 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * A local address of the stack: its congestion map, the ports bound on it, and its connections.
  * <p>
  * Port claims are made by application threads under this object's lock; the socket lookup table and the
- * connection list belong to the agent.
+ * connection list belong to the agent. A socket whose bind the agent has not applied yet waits in
+ * {@link #bindingStarts its own table}, under the lock, so that a message for its port that the agent reads first
+ * is not dropped: a bind that has returned has a socket for its port, as the kernel's does.
  */
 final class LocalEndpoint
 {
@@ -29,6 +31,8 @@ final class LocalEndpoint
     final Int2ObjectHashMap<RdsSocketImpl> sockets = new Int2ObjectHashMap<>();
     /** Agent only: connections from this address. */
     final List<Connection> connections = new ArrayList<>();
+    /** Sockets bound by application threads and not yet in {@link #sockets}; under this object's lock. */
+    private final Int2ObjectHashMap<RdsSocketImpl> binding = new Int2ObjectHashMap<>();
 
     LocalEndpoint(final InetAddress address)
     {
@@ -75,5 +79,26 @@ final class LocalEndpoint
     synchronized void release(final int port)
     {
         claimedPorts.clear(port);
+    }
+
+    /** Application thread, in bind: the socket has its port; the agent puts it into {@link #sockets} next. */
+    synchronized void bindingStarts(final int port, final RdsSocketImpl socket)
+    {
+        binding.put(port, socket);
+    }
+
+    /** Agent: the socket is in {@link #sockets}, or unbound. */
+    synchronized void bindingEnds(final int port, final RdsSocketImpl socket)
+    {
+        if (binding.get(port) == socket)
+        {
+            binding.remove(port);
+        }
+    }
+
+    /** Agent: a message came for a port with no socket in {@link #sockets}: the socket whose bind is on its way. */
+    synchronized RdsSocketImpl binding(final int port)
+    {
+        return binding.get(port);
     }
 }

@@ -85,6 +85,16 @@ interface PathHost
     void deliver(RdsSocketImpl socket, InetSocketAddress sender, DirectBuffer buffer, int offset, int length);
 
     /**
+     * A message came for a port of {@code endpoint} with no socket in its table: the socket an application thread
+     * bound to it if its bind is still on its way to the stack (put into the table now), else null.
+     *
+     * @param endpoint the local address.
+     * @param port     the port.
+     * @return the socket, or null.
+     */
+    RdsSocketImpl boundFor(LocalEndpoint endpoint, int port);
+
+    /**
      * The peer sent its congestion map.
      *
      * @param peer    the peer's address.

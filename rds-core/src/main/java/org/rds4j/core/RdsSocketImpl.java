@@ -137,6 +137,7 @@ final class RdsSocketImpl extends SocketBase
         transport = chosen;
         endpoint = chosenEndpoint;
         localAddress = new InetSocketAddress(address, port);
+        chosenEndpoint.bindingStarts(port, this);
         stack.send(agent -> agent.bind(this));
     }
 

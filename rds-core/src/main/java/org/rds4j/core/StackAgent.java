@@ -339,10 +339,28 @@ final class StackAgent implements Agent, IdleBounds, PathHost
 
     // ---------------------------------------------------------------- sockets
 
+    /** Puts a bound socket into the agent's tables; again for one a message found first ({@link #boundFor}). */
     void bind(final RdsSocketImpl socket)
     {
-        sockets.add(socket);
-        socket.endpoint().sockets.put(socket.localAddress().getPort(), socket);
+        final int port = socket.localAddress().getPort();
+        if (socket.endpoint().sockets.get(port) != socket)
+        {
+            sockets.add(socket);
+            socket.endpoint().sockets.put(port, socket);
+        }
+        socket.endpoint().bindingEnds(port, socket);
+    }
+
+    @Override
+    public RdsSocketImpl boundFor(final LocalEndpoint endpoint, final int port)
+    {
+        final RdsSocketImpl socket = endpoint.binding(port);
+        if (socket == null || !socket.isOpen())
+        {
+            return null;
+        }
+        bind(socket); // its bind command is queued behind this duty cycle's look at the commands
+        return socket;
     }
 
     /** Removes a closed socket: drops its queued and unacked messages and what it had not received. */
@@ -360,6 +378,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             counters.sendCancelled.getAndAdd(connection.cancel(socket, -1));
         }
         endpoint.sockets.remove(port, socket);
+        endpoint.bindingEnds(port, socket);
         socket.closeSendRing();
         congestion.onUnbind(socket);
         socket.received.releaseAll();

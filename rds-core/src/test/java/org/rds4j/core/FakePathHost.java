@@ -120,4 +120,10 @@ final class FakePathHost implements PathHost
     {
         congestionMaps++;
     }
+
+    @Override
+    public RdsSocketImpl boundFor(final LocalEndpoint endpoint, final int port)
+    {
+        return null;
+    }
 }
