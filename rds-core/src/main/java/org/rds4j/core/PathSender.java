@@ -4,6 +4,7 @@ import org.rds4j.core.wire.CongestionMap;
 import org.rds4j.core.wire.RdsHeader;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The send half of a {@link ConnPath}, as the kernel's {@code send.c}: sequence numbers, the send queue with its
@@ -23,7 +24,8 @@ final class PathSender
     private final AckRequestBudget ackBudget = new AckRequestBudget();
     private final ControlFrames frames;
 
-    private volatile long nextTxSequence = 1;
+    /** Written by the agent with release stores (a volatile store is a full fence, per message), read by it plainly. */
+    private final AtomicLong nextTxSequence = new AtomicLong(1);
     /** Highest sequence fully handed to a transport; an ack above it acks something never sent. */
     private long highestSequenceSent;
     /** Highest ack the peer sent (at most {@link #highestSequenceSent}). */
@@ -48,7 +50,7 @@ final class PathSender
     /** @return the sequence the next new message gets; any thread may read it. */
     long nextTxSequence()
     {
-        return nextTxSequence;
+        return nextTxSequence.get();
     }
 
     /** @return the messages queued or sent and unacked. */
@@ -70,9 +72,16 @@ final class PathSender
      */
     void enqueue(final Message message)
     {
-        message.sequence = nextTxSequence++;
+        message.sequence = takeSequence();
         message.rewind();
         queue.add(message);
+    }
+
+    private long takeSequence()
+    {
+        final long sequence = nextTxSequence.getPlain();
+        nextTxSequence.setRelease(sequence + 1);
+        return sequence;
     }
 
     /**
@@ -166,11 +175,11 @@ final class PathSender
         queue.removeIf(
             (index, message) -> index < sent || message.cancelled || (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0,
             this::releaseFlushed);
-        nextTxSequence = 1;
+        nextTxSequence.setRelease(1);
         for (int i = 0; i < queue.size(); i++)
         {
             final Message message = queue.get(i);
-            message.sequence = nextTxSequence++;
+            message.sequence = takeSequence();
             message.stamped = false;
         }
         highestSequenceSent = 0;

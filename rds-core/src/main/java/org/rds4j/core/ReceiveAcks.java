@@ -2,6 +2,8 @@ package org.rds4j.core;
 
 import org.rds4j.core.wire.RdsHeader;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * The receive side's sequence and ack state of one path, as the kernel's {@code rds_recv_incoming} and
  * {@code rds_send_ack} keep it: which sequenced frames are taken, the next sequence expected, the ack last
@@ -32,8 +34,11 @@ final class ReceiveAcks
      * learns generations: its retransmissions were meant for an earlier process.
      */
     private boolean firstSession = true;
-    /** Written by the agent, read by the info snapshot and {@code connectionInfos}. */
-    private volatile long nextRxSequence;
+    /**
+     * Written by the agent with release stores (a volatile store is a full fence, per frame), read by it plainly and
+     * by the info snapshot and {@code connectionInfos} with {@link #nextRxSequence()}.
+     */
+    private final AtomicLong nextRxSequence = new AtomicLong();
     private long lastAckSent;
     private boolean urgent;
     /** The duty cycle in which the peer asked for an ack: the ack waits for the next, where a reply can carry it. */
@@ -50,16 +55,17 @@ final class ReceiveAcks
         this.counters = counters;
     }
 
-    /** @return the next sequence expected: the highest received plus one, 0 if none yet. */
+    /** @return the next sequence expected: the highest received plus one, 0 if none yet; any thread. */
     long nextRxSequence()
     {
-        return nextRxSequence;
+        return nextRxSequence.get();
     }
 
     /** @return the cumulative ack this side would send now: the highest sequence received, 0 if none. */
     long ackValue()
     {
-        return nextRxSequence == 0 ? 0 : nextRxSequence - 1;
+        final long next = nextRxSequence.getPlain();
+        return next == 0 ? 0 : next - 1;
     }
 
     /**
@@ -89,7 +95,7 @@ final class ReceiveAcks
         }
         if ((flags & RdsHeader.FLAG_RETRANSMITTED) != 0)
         {
-            if (sequence < nextRxSequence)
+            if (sequence < nextRxSequence.getPlain())
             {
                 counters.recvDropOldSeq.incrementOrdered();
                 return false;
@@ -100,7 +106,7 @@ final class ReceiveAcks
                 return false;
             }
         }
-        nextRxSequence = sequence + 1;
+        nextRxSequence.setRelease(sequence + 1);
         return true;
     }
 
@@ -165,7 +171,7 @@ final class ReceiveAcks
     /** The peer restarted: nothing of the old process is expected or owed an ack. */
     void reset()
     {
-        nextRxSequence = 0;
+        nextRxSequence.setRelease(0);
         lastAckSent = 0;
         urgent = false;
         deadlineNs = Long.MAX_VALUE;

@@ -12,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 
 /**
@@ -24,8 +23,9 @@ import java.util.function.IntConsumer;
  * may overrun the receive buffer with what it had queued before it saw the port congested. So a message that
  * does not fit (larger than the ring's largest record, or the ring is full) waits outside it in a pooled
  * message ({@code recv_ring_spill}), and so does every message after it until those are taken. That keeps
- * the order: while a message waits outside, every record in the ring is older than it, so a reader looks at
- * the first message waiting outside first, then takes from the ring if it holds anything, else that message.
+ * the order: while a message waits outside, every record in the ring is older than it and the ring gets no new
+ * one, so a reader looks at the first message waiting outside first, then takes from the ring if it holds
+ * anything, else that message.
  * (Looking at the ring first would let a record written after that look pass a message spilled after it.)
  * <p>
  * Threads: the agent offers messages and events and wakes the waiters; application threads take, one at a
@@ -41,13 +41,19 @@ final class ReceiveQueue
      * and keeps that size, so steady state allocates nothing.
      */
     private final SpscGrowableArrayQueue<Message> spilled = new SpscGrowableArrayQueue<>(1024, 1 << 30);
-    private final AtomicLong queuedBytes = new AtomicLong();
+    /**
+     * The bytes offered, written only by the thread running the duty cycle. What is queued is this less
+     * {@link #takenBytes}: two counters of one writer each, so that neither side pays an atomic add per message.
+     */
+    private final AtomicLong offeredBytes = new AtomicLong();
     private final ConcurrentLinkedQueue<Notification> notifications = new ConcurrentLinkedQueue<>();
     /** Threads blocked in receive: they register, the agent wakes them. */
     final Waiters waiters = new Waiters();
 
     // Application threads (the agent only tries the lock, at unbind).
-    private final ReentrantLock lock = new ReentrantLock();
+    private final TakeLock lock = new TakeLock();
+    /** The bytes taken, less those a driver's session holds for its client; written only under the lock. */
+    private final AtomicLong takenBytes = new AtomicLong();
     private volatile RdsNotificationListener listener;
 
     // Set at construction.
@@ -90,8 +96,8 @@ final class ReceiveQueue
     }
 
     /**
-     * @return whether a message or a notification is queued, so that a receive or poll would take something (a
-     *         record the agent is writing counts, an instant early); any thread.
+     * @return whether a message or a notification is queued, so that a receive or poll would take something; any
+     *         thread.
      */
     boolean hasQueued()
     {
@@ -102,7 +108,9 @@ final class ReceiveQueue
     /** @return the bytes queued; any thread. */
     long queuedBytes()
     {
-        return queuedBytes.get();
+        // taken first: it never passes what was offered before it, so the difference is never below zero
+        final long taken = takenBytes.get();
+        return offeredBytes.get() - taken;
     }
 
     /**
@@ -134,10 +142,6 @@ final class ReceiveQueue
                         info.set(sender, length, length > room);
                     }
                     return sender;
-                }
-                if (waiting == null || !current.isEmpty())
-                {
-                    return null; // nothing, or a record still being written, which is older than what waits
                 }
             }
             if (waiting == null)
@@ -188,10 +192,6 @@ final class ReceiveQueue
                     {
                         continue;
                     }
-                    if (waiting == null || !current.isEmpty())
-                    {
-                        break; // nothing, or a record still being written, which is older than what waits
-                    }
                 }
                 if (waiting == null)
                 {
@@ -239,40 +239,63 @@ final class ReceiveQueue
         pool.release(message);
     }
 
+    /** Under the lock. */
     private void taken(final int length)
     {
-        release(length);
+        leave(length);
         if (onTaken != null)
         {
             onTaken.accept(length);
         }
     }
 
-    /**
-     * Bytes leave the receive buffer; the agent is woken if that may release the socket's congested port. Also a
-     * driver's session, as its client reports the bytes its application took.
-     *
-     * @param length the bytes.
-     */
-    void release(final long length)
+    /** Under the lock: bytes leave the receive buffer; the agent is woken if that may release a congested port. */
+    private void leave(final long length)
     {
-        final long queued = queuedBytes.addAndGet(-length);
-        if (Congestion.mayRelease(socket, queued))
+        final long taken = takenBytes.getPlain() + length;
+        takenBytes.setRelease(taken);
+        if (Congestion.mayRelease(socket, offeredBytes.get() - taken))
         {
             wakeAgent.run();
         }
     }
 
     /**
-     * A driver's session: bytes it handed to its client stay counted in the receive buffer until the client reports
-     * them taken ({@link #release}), so that the port is marked congested by what the client holds, as by what an
-     * embedded socket holds.
+     * A driver's session, as its client reports the bytes its application took: they leave the receive buffer.
+     *
+     * @param length the bytes.
+     */
+    void release(final long length)
+    {
+        lock.lock();
+        try
+        {
+            leave(length);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A driver's session, from the handler of its {@link #poll}: bytes it handed to its client stay counted in the
+     * receive buffer until the client reports them taken ({@link #release}), so that the port is marked congested
+     * by what the client holds, as by what an embedded socket holds.
      *
      * @param length the bytes.
      */
     void hold(final int length)
     {
-        queuedBytes.addAndGet(length);
+        lock.lock(); // held already by poll: taken again (a plain count) to keep the one-writer rule plain to see
+        try
+        {
+            takenBytes.setRelease(takenBytes.getPlain() - length);
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /**
@@ -286,7 +309,8 @@ final class ReceiveQueue
         final StackCounters counters)
     {
         // counted before it can be taken, so that the count never goes below what is queued
-        final long queued = queuedBytes.addAndGet(length);
+        final long offered = offeredBytes.getPlain() + length;
+        offeredBytes.setRelease(offered);
         if (!spilled.isEmpty() || !ring().write(sender, buffer, offset, length))
         {
             final Message message = pool.acquire(length);
@@ -295,7 +319,7 @@ final class ReceiveQueue
             spilled.offer(message);
             counters.recvRingSpill.incrementOrdered();
         }
-        return queued;
+        return offered - takenBytes.get();
     }
 
     private ReceiveRing ring()
@@ -333,7 +357,7 @@ final class ReceiveQueue
             {
                 pool.release(message);
             }
-            queuedBytes.set(0);
+            takenBytes.setRelease(offeredBytes.get());
         }
         finally
         {
