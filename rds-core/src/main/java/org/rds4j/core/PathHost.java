@@ -47,6 +47,17 @@ interface PathHost
     void releaseSent(Message message);
 
     /**
+     * Recycles a message an ack covers; its bytes are freed from its socket's send buffer by the
+     * {@link #releaseAckedDone()} that ends the ack, together with those of the socket's other messages it covers.
+     *
+     * @param message the message.
+     */
+    void releaseAcked(Message message);
+
+    /** The ack is applied: frees the bytes of the messages {@link #releaseAcked} recycled, one update per socket. */
+    void releaseAckedDone();
+
+    /**
      * Frees a message's bytes from its socket's send buffer (the message stays where it is).
      *
      * @param message the message.

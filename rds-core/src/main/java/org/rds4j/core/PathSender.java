@@ -238,8 +238,17 @@ final class PathSender
         while ((message = queue.pollAcked(ack, frames.inProgress() == ControlFrames.Kind.DATA)) != null)
         {
             counters.sendDropAcked.incrementOrdered();
-            release(message);
+            if (message.cancelled)
+            {
+                host.releaseMessage(message);
+            }
+            else
+            {
+                host.releaseAcked(message);
+            }
         }
+        // an ack covers hundreds of a streaming socket's messages: one atomic update of its send buffer, not one each
+        host.releaseAckedDone();
     }
 
     /** @return see {@link org.rds4j.core.spi.ConnectionPath#sequenceReadOnPath()}. */

@@ -479,7 +479,7 @@ final class RdsSocketImpl extends SocketBase
     }
 
     /** Agent: an acked or cancelled message's bytes leave the send buffer; senders are woken by {@link #wakeSenders}. */
-    void releaseSendBytes(final int length)
+    void releaseSendBytes(final long length)
     {
         sendQueued.addAndGet(-length);
     }

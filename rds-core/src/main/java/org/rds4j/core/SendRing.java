@@ -5,7 +5,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A socket's send ring: the shared memory its messages are written into by the application threads that send
@@ -20,36 +19,41 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>
  * Memory, on {@link SharedMemory}: the records ({@code capacity} bytes), then a state word per
  * {@link #ALIGN}-byte slot (0: no record starts here, or its writer has not marked it yet; +n: a record of n
- * slots starts here; -n: that record is free), then the tail, the head and the writers' cache of the head,
- * absolute byte positions, each on its own cache line: the head's line moves to a writer only when the cached
- * head shows no room, not at every claim (agrona's many-to-one ring buffer does the same).
+ * slots starts here; -n: that record is free). Beside it, in memory of this process that is never unmapped, the
+ * tail, the head and the writers' cache of the head, absolute byte positions, each on its own cache line: the
+ * head's line moves to a writer only when the cached head shows no room, not at every claim (agrona's
+ * many-to-one ring buffer does the same).
  * <p>
  * Threads. Writers (any application thread) claim room at the tail with a compare-and-set and mark their record;
  * whoever releases a record (the stack, or a thread aborting a claim) marks it free; only the thread running the
  * duty cycle moves the head ({@link #reclaim}, as it frees each record) and unmaps the memory.
  * Before the head passes a record it clears the record's state word, so every word but those of live records
  * and of paddings is 0: the head stops at a 0 without reading the tail, whose line the writers keep.
- * The memory is unmapped when the socket is closed, no writer is claiming, and every record is free (no
- * transport is still writing one, no claim is open); a claim left open across close leaves it to the garbage
- * collector.
+ * The memory is unmapped when the socket is closed and every record is free (no transport is still writing
+ * one, no claim is open); a claim left open across close leaves it to the garbage collector. A writer touches the
+ * mapped memory only once its compare-and-set has made its record live, and the stack unmaps only after a
+ * compare-and-set of its own has moved the tail from the head to {@link #CLOSED}, which fails while a record is
+ * live and makes every later claim fail: so no writer needs to count itself in and out (two atomic instructions
+ * per message).
  */
 final class SendRing
 {
     /** Records start at multiples of this: a 64-byte message and its 48-byte header fill two. */
     static final int ALIGN = 64;
-    private static final int TAIL_OFFSET = 0;
-    private static final int HEAD_OFFSET = 128;
-    private static final int HEAD_CACHE_OFFSET = 256;
-    private static final int TRAILER_LENGTH = 384;
+    private static final int TAIL_INDEX = 0;
+    private static final int HEAD_INDEX = 128;
+    private static final int HEAD_CACHE_INDEX = 256;
+    private static final int POSITIONS_LENGTH = 384;
+    /** The tail of a ring whose memory is gone. */
+    private static final long CLOSED = Long.MIN_VALUE;
 
     private final int capacity;
     private final int mask;
     private final int stateOffset;
-    private final int tailIndex;
-    private final int headIndex;
-    private final int headCacheIndex;
     private final ByteBuffer memory;
     private final UnsafeBuffer words;
+    /** The tail, the head and the head's cache: process memory, so that a writer may read them after the unmap. */
+    private final UnsafeBuffer positions = new UnsafeBuffer(ByteBuffer.allocateDirect(POSITIONS_LENGTH));
     /**
      * Per slot, the message of the record that starts there, its frame a view of the memory from the slot to the
      * ring's end: made at the slot's first record, handed to each record after. A record's message is its own
@@ -57,8 +61,6 @@ final class SendRing
      */
     private final Message[] messages;
 
-    /** Threads inside {@link #claim}: the memory stays mapped while one is. */
-    private final AtomicInteger writers = new AtomicInteger();
     private volatile boolean closed;
     /** A writer freed a record (an aborted claim): the stack's next look reclaims. */
     private volatile boolean freedByWriter;
@@ -82,10 +84,7 @@ final class SendRing
         this.mask = capacity - 1;
         this.stateOffset = capacity;
         final int slots = capacity / ALIGN;
-        this.tailIndex = stateOffset + slots * Integer.BYTES + TAIL_OFFSET;
-        this.headIndex = stateOffset + slots * Integer.BYTES + HEAD_OFFSET;
-        this.headCacheIndex = stateOffset + slots * Integer.BYTES + HEAD_CACHE_OFFSET;
-        this.memory = SharedMemory.map(directory, "tx", capacity + slots * Integer.BYTES + TRAILER_LENGTH);
+        this.memory = SharedMemory.map(directory, "tx", capacity + slots * Integer.BYTES);
         this.words = new UnsafeBuffer(memory);
         this.messages = new Message[slots];
     }
@@ -109,43 +108,40 @@ final class SendRing
         {
             return -1;
         }
-        writers.incrementAndGet();
-        try
+        if (closed)
         {
-            if (closed)
+            return -1;
+        }
+        final int need = BitUtil.align(frameLength, ALIGN);
+        while (true)
+        {
+            final long tail = positions.getLongVolatile(TAIL_INDEX);
+            if (tail == CLOSED)
             {
                 return -1;
             }
-            final int need = BitUtil.align(frameLength, ALIGN);
-            while (true)
+            final int toEnd = capacity - (int)(tail & mask);
+            final int padding = need > toEnd ? toEnd : 0;
+            if (tail + padding + need - positions.getLong(HEAD_CACHE_INDEX) > capacity)
             {
-                final long tail = words.getLongVolatile(tailIndex);
-                final int toEnd = capacity - (int)(tail & mask);
-                final int padding = need > toEnd ? toEnd : 0;
-                if (tail + padding + need - words.getLong(headCacheIndex) > capacity)
+                final long head = positions.getLongVolatile(HEAD_INDEX);
+                positions.putLongOrdered(HEAD_CACHE_INDEX, head);
+                if (tail + padding + need - head > capacity)
                 {
-                    final long head = words.getLongVolatile(headIndex);
-                    words.putLongOrdered(headCacheIndex, head);
-                    if (tail + padding + need - head > capacity)
-                    {
-                        return -1;
-                    }
-                }
-                if (words.compareAndSetLong(tailIndex, tail, tail + padding + need))
-                {
-                    if (padding > 0)
-                    {
-                        words.putIntOrdered(stateIndex(tail), -(padding / ALIGN)); // free at once
-                    }
-                    final long position = tail + padding;
-                    words.putIntOrdered(stateIndex(position), need / ALIGN);
-                    return position;
+                    return -1;
                 }
             }
-        }
-        finally
-        {
-            writers.decrementAndGet();
+            if (positions.compareAndSetLong(TAIL_INDEX, tail, tail + padding + need))
+            {
+                // the record is live from here (its slot's 0 stops the head), so the memory stays mapped
+                if (padding > 0)
+                {
+                    words.putIntOrdered(stateIndex(tail), -(padding / ALIGN)); // free at once
+                }
+                final long position = tail + padding;
+                words.putIntOrdered(stateIndex(position), need / ALIGN);
+                return position;
+            }
         }
     }
 
@@ -197,9 +193,9 @@ final class SendRing
         }
         if (head != start)
         {
-            words.putLongOrdered(headIndex, head);
+            positions.putLongOrdered(HEAD_INDEX, head);
         }
-        if (closed && writers.get() == 0 && words.getLongVolatile(tailIndex) == head)
+        if (closed && positions.compareAndSetLong(TAIL_INDEX, head, CLOSED))
         {
             unmapped = true;
             SharedMemory.free(memory);
@@ -232,7 +228,7 @@ final class SendRing
     /** @return bytes between head and tail: live records, and freed ones the head has not passed yet. */
     long usedBytes()
     {
-        return unmapped ? 0 : words.getLongVolatile(tailIndex) - words.getLongVolatile(headIndex);
+        return unmapped ? 0 : positions.getLongVolatile(TAIL_INDEX) - positions.getLongVolatile(HEAD_INDEX);
     }
 
     /** @return true once the memory is released (tests). */

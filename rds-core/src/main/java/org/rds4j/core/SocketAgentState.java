@@ -23,6 +23,11 @@ final class SocketAgentState
     /** Agent only: wake its blocked receivers then. Either flag set means the socket is on the agent's list. */
     boolean wakeReceiversPending;
 
+    /** Agent only, within one ack: the socket is on the agent's list of sockets whose acked bytes are to be freed. */
+    boolean ackedPending;
+    /** Agent only, within one ack: the bytes of its messages the ack recycled, not yet freed from its send buffer. */
+    long ackedBytes;
+
     /** Agent only: connections by remote address, and the last one used (most sockets talk to one peer at a time). */
     private final Map<InetAddress, Connection> connections = new HashMap<>();
     private InetAddress lastRemote;

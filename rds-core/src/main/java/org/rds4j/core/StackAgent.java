@@ -49,6 +49,8 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final Congestion congestion = new Congestion(sockets);
     private final SocketWakeups wakeups = new SocketWakeups();
+    /** Within one ack: the sockets whose recycled messages' bytes are still to be freed ({@link #releaseAckedDone}). */
+    private final ArrayList<RdsSocketImpl> acked = new ArrayList<>();
     /** The stack's peer listener: events queued here, handed to the application's executor. */
     final PeerEvents peerEvents = new PeerEvents();
     private final Rotation socketRotation = new Rotation();
@@ -451,6 +453,38 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         releaseBytes(socket, length);
     }
 
+    @Override
+    public void releaseAcked(final Message message)
+    {
+        final RdsSocketImpl socket = message.socket;
+        final int length = message.payloadLength;
+        releaseMessage(message);
+        if (socket != null)
+        {
+            final SocketAgentState state = socket.agentState();
+            if (!state.ackedPending)
+            {
+                state.ackedPending = true;
+                acked.add(socket);
+            }
+            state.ackedBytes += length;
+        }
+    }
+
+    @Override
+    public void releaseAckedDone()
+    {
+        for (int i = 0, n = acked.size(); i < n; i++)
+        {
+            final RdsSocketImpl socket = acked.get(i);
+            final SocketAgentState state = socket.agentState();
+            releaseBytes(socket, state.ackedBytes);
+            state.ackedBytes = 0;
+            state.ackedPending = false;
+        }
+        acked.clear();
+    }
+
     /** Frees a message's bytes from its socket's send buffer (the message stays where it is). */
     @Override
     public void releaseBytes(final Message message)
@@ -458,7 +492,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         releaseBytes(message.socket, message.payloadLength);
     }
 
-    private void releaseBytes(final RdsSocketImpl socket, final int length)
+    private void releaseBytes(final RdsSocketImpl socket, final long length)
     {
         if (socket != null)
         {

@@ -83,6 +83,17 @@ final class FakePathHost implements PathHost
     }
 
     @Override
+    public void releaseAcked(final Message message)
+    {
+        releaseSent(message);
+    }
+
+    @Override
+    public void releaseAckedDone()
+    {
+    }
+
+    @Override
     public void releaseBytes(final Message message)
     {
         bytesReleased++;

@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -161,6 +164,73 @@ class SendRingTest
         ring.reclaim();
         assertTrue(ring.isUnmapped());
         assertEquals(0, ring.usedBytes());
+    }
+
+    /**
+     * Writers claim and write while the stack closes the ring and frees what they wrote: the memory is unmapped once
+     * the last record is free, and no writer's claim succeeds after that (one that wrote into the unmapped memory
+     * would crash the JVM).
+     */
+    @Test
+    void writersRacingACloseNeverWriteIntoTheUnmappedMemory() throws Exception
+    {
+        final int writers = 2;
+        final BlockingQueue<Long> written = new LinkedBlockingQueue<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AtomicInteger refusedAfterClose = new AtomicInteger();
+        final AtomicBoolean closed = new AtomicBoolean();
+        final List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++)
+        {
+            final Thread thread = new Thread(() ->
+            {
+                try
+                {
+                    while (refusedAfterClose.get() < 1000)
+                    {
+                        final boolean wasClosed = closed.get();
+                        final long position = ring.claim(64);
+                        if (position < 0)
+                        {
+                            if (wasClosed)
+                            {
+                                refusedAfterClose.incrementAndGet();
+                            }
+                            continue;
+                        }
+                        ring.message(position).frame.putLong(0, position);
+                        written.put(position);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            }, "ring-writer-" + w);
+            threads.add(thread);
+            thread.start();
+        }
+        // this thread is the stack: it frees and reclaims, and closes the ring after 20,000 records
+        int freed = 0;
+        while (threads.stream().anyMatch(Thread::isAlive) || !written.isEmpty())
+        {
+            final Long position = written.poll(10, TimeUnit.MILLISECONDS);
+            if (position != null)
+            {
+                assertEquals(position, ring.message(position).frame.getLong(0));
+                ring.free(position);
+                freed++;
+            }
+            if (freed == 20_000 && closed.compareAndSet(false, true))
+            {
+                ring.close();
+            }
+            ring.reclaim();
+        }
+        assertNull(failure.get());
+        assertTrue(closed.get(), "closed after " + freed + " records");
+        assertTrue(ring.isUnmapped(), "every record is free");
+        assertEquals(-1, ring.claim(64));
     }
 
     @Test
