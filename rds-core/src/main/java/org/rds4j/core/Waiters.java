@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -44,9 +45,15 @@ final class Waiters
         overflow.remove(thread);
     }
 
-    /** Unparks every registered thread; a few volatile reads when there is none. */
+    /**
+     * Unparks every registered thread; a fence and a few volatile reads when there is none. The fence keeps the
+     * reads of the slots after the stores that published what the waiters wait for (a ring's position is an ordered
+     * store, which may otherwise still be in this core's store buffer): with the waiter's compare-and-set before its
+     * re-check, either the waker sees the waiter or the waiter sees what was published.
+     */
     void wakeAll()
     {
+        VarHandle.fullFence();
         for (int i = 0; i < SLOTS; i++)
         {
             final Thread thread = slots.get(i);
@@ -67,6 +74,7 @@ final class Waiters
     /** Unparks one registered thread, if any: the next leader of a duty cycle, not all who wait for it. */
     void wakeOne()
     {
+        VarHandle.fullFence(); // as in wakeAll
         for (int i = 0; i < SLOTS; i++)
         {
             final Thread thread = slots.get(i);
