@@ -35,7 +35,7 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  */
 final class ReceiveRing
 {
-    static final int ALIGNMENT = 8;
+    private static final int ALIGNMENT = 8;
     private static final int PORT_OFFSET = 4;
     private static final int ADDRESS_OFFSET = 8;
     private static final int ADDRESS_LENGTH = 16;

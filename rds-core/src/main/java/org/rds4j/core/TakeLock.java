@@ -17,9 +17,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class TakeLock
 {
-    static final int SPINS = 100;
-    static final int YIELDS = 10;
-    static final long MAX_PARK_NS = 1_000_000;
+    private static final int SPINS = 100;
+    private static final int YIELDS = 10;
+    private static final long MAX_PARK_NS = 1_000_000;
 
     private final AtomicReference<Thread> owner = new AtomicReference<>();
     /** How many times the owner holds it; written by the owner only. */
@@ -38,14 +38,14 @@ final class TakeLock
     boolean tryLock()
     {
         final Thread me = Thread.currentThread();
+        if (owner.get() == me)
+        {
+            holds++; // looked at first: a compare-and-set that fails costs as much as one that succeeds
+            return true;
+        }
         if (owner.compareAndSet(null, me))
         {
             holds = 1;
-            return true;
-        }
-        if (owner.get() == me)
-        {
-            holds++;
             return true;
         }
         return false;
