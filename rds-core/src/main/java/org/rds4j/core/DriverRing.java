@@ -1,11 +1,7 @@
 package org.rds4j.core;
 
-import org.agrona.BufferUtil;
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
@@ -17,22 +13,31 @@ import java.nio.file.Path;
  * directory, one for the client's frames to the driver and one for the driver's to the client; the client maps both
  * and deletes their names. One writer at a time (the client under its write lock; the driver under the client's
  * session's lock) and one reader at a time (the driver's conductor or its stack's agent, under that lock; the client's
- * thread reading for the stack): an agrona one-to-one ring buffer whose records are whole {@link DriverProtocol}
- * frames (the client's) or batches of whole frames (the driver's), each under its number in the writer's order (the
- * record's type: 1, 2, ... wrapping to 1 after {@link Integer#MAX_VALUE}). One that does not fit now (longer than
- * {@link #maxFrame()}, or the ring full) goes over the connection instead, after a {@code SEQ} frame with its number,
- * and the reader merges the two by number; so nothing waits for room in the ring, and a full ring slows the writer to
- * the connection's pace.
+ * thread reading for the stack). Records are whole {@link DriverProtocol} frames (the client's) or batches of whole
+ * frames (the driver's), each under its number in the writer's order: 1, 2, ... wrapping to 1 after
+ * {@link Integer#MAX_VALUE}. One that does not fit now (longer than {@link #maxFrame()}, or the ring full) goes over
+ * the connection instead, after a {@code SEQ} frame with its number, and the reader merges the two by number; so
+ * nothing waits for room in the ring, and a full ring slows the writer to the connection's pace.
  * <p>
- * The doorbell: after the ring, a word the reader sets when it will not look at the ring without being told
- * ({@link #sleeping}) and a writer that finds set after a write clears, and then rings with a {@code DOORBELL} frame
- * on the connection, which wakes the reader's selector. A reader that is awake reads the ring without being told, so
- * a busy stream makes no system call per frame.
+ * Layout: the records ({@code capacity} bytes), then the tail (the writer's position), the head (the reader's) and the
+ * doorbell word, each on a cache line of its own. A record: its length (header included) and its number, two ints,
+ * then the frame, then up to {@link #ALIGNMENT} - 1 bytes to the next record; one that does not fit before the ring's
+ * end starts it again, after a length of {@link #PADDING}. Each side keeps its own position and a copy of the other's,
+ * which it reads again only when the copy shows no record (the reader) or no room (the writer), and publishes its own
+ * with an ordered store: a frame costs neither side a fence (but the doorbell's) or an atomic instruction, and nothing
+ * is cleared after it is read (agrona's one-to-one ring, used here before, cleared every record and read both
+ * positions at every call).
  * <p>
- * The driver trusts nothing in the memory: it checks every frame of the client's ring as it checks those of the
- * connection, and a ring whose records do not parse cuts the client off. Writing, the positions it reads from the
- * memory (which the client may have overwritten) only choose where in the ring it writes, as every index is masked to
- * the ring: a client that writes over the ring it reads loses its own frames, nothing else.
+ * The doorbell: a word the reader sets when it will not look at the ring without being told ({@link #sleeping}) and a
+ * writer that finds set after a write clears, and then rings with a {@code DOORBELL} frame on the connection, which
+ * wakes the reader's selector. A reader that is awake reads the ring without being told, so a busy stream makes no
+ * system call per frame.
+ * <p>
+ * Neither side trusts what the other may write. The reader checks the tail and every record's length against the ring
+ * before it hands the record on, and throws on one that does not fit: the driver cuts off the client whose ring it is
+ * (and checks every frame in it as it checks those of the connection). The writer reads only the head from the memory
+ * and keeps its tail to itself, so a reader that writes over the positions of a ring it reads chooses only where in
+ * that ring the writer writes, never outside it: it loses its own frames, nothing else.
  */
 final class DriverRing
 {
@@ -40,33 +45,59 @@ final class DriverRing
     static final int CAPACITY = 1 << 20;
     /** The records' room in the ring of the driver's batches to a client. */
     static final int DOWN_CAPACITY = 1 << 22;
+    /** Where the tail is, from the end of the records (tests write over it). */
+    static final int TAIL_OFFSET = 0;
+    /** Where the head is, from the end of the records (tests write over it). */
+    static final int HEAD_OFFSET = 128;
+    private static final int SLEEPING_OFFSET = 256;
+    private static final int TRAILER_LENGTH = 384;
+    private static final int ALIGNMENT = 8;
+    /** A record's length and number, before its frame. */
+    private static final int RECORD_HEADER = 8;
+    /** The length that marks the rest of the ring as padding. */
+    private static final int PADDING = -1;
 
     private final ByteBuffer memory;
-    /** Where the doorbell word is: after the ring and its trailer, on a cache line of its own. */
-    private final int sleepingOffset;
-    private final UnsafeBuffer words;
-    private final OneToOneRingBuffer ring;
-    /** The reader's look at the next record ({@link #nextNumber}). */
-    private final ControlledMessageHandler peek = this::peek;
-    private int peeked;
+    private final UnsafeBuffer buffer;
+    private final int capacity;
+    private final int mask;
+    private final int tailIndex;
+    private final int headIndex;
+    private final int sleepingIndex;
+
+    // The writer.
+    private long tail;
+    /** The head as the writer last read it: the reader has consumed at least up to it (if it tells the truth). */
+    private long headCache;
+    /** Where the claimed record ends: {@link #commit} publishes it as the tail. */
+    private long claimedEnd;
+
+    // The reader.
+    private long head;
+    /** The tail as the reader last read it, checked: records up to it are complete. */
+    private long tailCache;
 
     private DriverRing(final ByteBuffer memory, final int capacity)
     {
         this.memory = memory;
-        this.words = new UnsafeBuffer(memory);
-        this.sleepingOffset = capacity + RingBufferDescriptor.TRAILER_LENGTH;
-        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(memory, 0, sleepingOffset));
+        this.buffer = new UnsafeBuffer(memory);
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.tailIndex = capacity + TAIL_OFFSET;
+        this.headIndex = capacity + HEAD_OFFSET;
+        this.sleepingIndex = capacity + SLEEPING_OFFSET;
     }
 
-    /** @return the size of the file of a ring of {@code capacity}: the ring, its trailer and the doorbell's line. */
+    /** @return the size of the file of a ring of {@code capacity}: the records and the positions' lines. */
     static int fileBytes(final int capacity)
     {
-        return capacity + RingBufferDescriptor.TRAILER_LENGTH + 128;
+        return capacity + TRAILER_LENGTH;
     }
 
     /** Driver: makes a file for a ring of {@code capacity}, which the client maps ({@link #attach}) and deletes. */
     static DriverRing create(final Path file, final int capacity, final boolean groupAccess) throws IOException
     {
+        checkCapacity(capacity);
         final ByteBuffer memory = SharedMemory.mapNew(file, fileBytes(capacity));
         DriverFiles.restrict(file, groupAccess);
         return new DriverRing(memory, capacity);
@@ -75,13 +106,22 @@ final class DriverRing
     /** Client: maps a file the driver made for a ring of {@code capacity}. */
     static DriverRing attach(final Path file, final int capacity) throws IOException
     {
+        checkCapacity(capacity);
         return new DriverRing(SharedMemory.mapExisting(file, fileBytes(capacity)), capacity);
     }
 
-    /** @return the most bytes a record takes (a frame, or a batch); longer ones go over the connection. */
+    private static void checkCapacity(final int capacity)
+    {
+        if (!BitUtil.isPowerOfTwo(capacity) || capacity < 1024)
+        {
+            throw new IllegalArgumentException("a driver's ring is a power of two of at least 1 KiB: " + capacity);
+        }
+    }
+
+    /** @return the most bytes a record's frame takes (a frame, or a batch); longer ones go over the connection. */
     int maxFrame()
     {
-        return ring.maxMsgLength();
+        return capacity / 8 - RECORD_HEADER;
     }
 
     /**
@@ -98,36 +138,68 @@ final class DriverRing
         {
             return false;
         }
-        ring.buffer().putBytes(index, head, 0, headLength);
+        buffer.putBytes(index, head, 0, headLength);
         if (payload != null)
         {
-            ring.buffer().putBytes(index + headLength, payload, payload.position(), payload.remaining());
+            buffer.putBytes(index + headLength, payload, payload.position(), payload.remaining());
         }
-        ring.commit(index);
+        commit();
         return true;
     }
 
     /**
-     * Writer: claims room for {@code length} bytes as record {@code number}, to be written into
-     * {@link #buffer()} from the index returned and then {@link #commit}ted.
+     * Writer: claims room for a frame of {@code length} bytes as record {@code number}, to be written into
+     * {@link #buffer()} from the index returned and then {@link #commit}ted before the next claim.
      *
      * @return the index, or -1 if {@code length} is more than {@link #maxFrame()} or the ring has no room for it now.
      */
     int claim(final int number, final int length)
     {
-        return length > ring.maxMsgLength() ? -1 : ring.tryClaim(number, length);
+        if (length > maxFrame())
+        {
+            return -1;
+        }
+        final int recordLength = RECORD_HEADER + length;
+        final int aligned = BitUtil.align(recordLength, ALIGNMENT);
+        final int index = (int)(tail & mask);
+        final int toEnd = capacity - index;
+        final int padding = aligned > toEnd ? toEnd : 0;
+        final long end = tail + padding + aligned;
+        if (end - headCache > capacity)
+        {
+            headCache = buffer.getLongVolatile(headIndex);
+            if (end - headCache > capacity)
+            {
+                return -1;
+            }
+        }
+        final int at;
+        if (padding > 0)
+        {
+            buffer.putInt(index, PADDING);
+            at = 0;
+        }
+        else
+        {
+            at = index;
+        }
+        buffer.putInt(at, recordLength);
+        buffer.putInt(at + 4, number);
+        claimedEnd = end;
+        return at + RECORD_HEADER;
     }
 
     /** Writer: the memory a claimed record is written into. */
     UnsafeBuffer buffer()
     {
-        return (UnsafeBuffer)ring.buffer();
+        return buffer;
     }
 
-    /** Writer: the record claimed at {@code index} is written: the reader may take it. */
-    void commit(final int index)
+    /** Writer: the record claimed last is written: the reader may take it. */
+    void commit()
     {
-        ring.commit(index);
+        tail = claimedEnd;
+        buffer.putLongOrdered(tailIndex, tail);
     }
 
     /**
@@ -136,10 +208,10 @@ final class DriverRing
      */
     boolean takeDoorbell()
     {
-        // the record's commit is a release store: a full fence keeps this load after it, or a reader that looked at
-        // the ring just before it slept would be missed (the reader's side is a volatile store then a load)
+        // the tail is published with a release store: a full fence keeps this load after it, or a reader that looked
+        // at the ring just before it slept would be missed (the reader's side is a volatile store then a load)
         VarHandle.fullFence();
-        return words.getIntVolatile(sleepingOffset) != 0 && words.compareAndSetInt(sleepingOffset, 1, 0);
+        return buffer.getIntVolatile(sleepingIndex) != 0 && buffer.compareAndSetInt(sleepingIndex, 1, 0);
     }
 
     /**
@@ -149,40 +221,111 @@ final class DriverRing
      */
     void sleeping(final boolean asleep)
     {
-        words.putIntVolatile(sleepingOffset, asleep ? 1 : 0);
-    }
-
-    /** Reader: hands records to the handler, as {@link OneToOneRingBuffer#controlledRead}; throws on a bad ring. */
-    int read(final ControlledMessageHandler handler, final int limit)
-    {
-        return ring.controlledRead(handler, limit);
+        buffer.putIntVolatile(sleepingIndex, asleep ? 1 : 0);
     }
 
     /**
-     * Reader: the number of the record a read would take next, or 0 if the ring holds none. Padding at the ring's end
-     * is passed over, as a read passes it.
+     * Reader: hands records to the handler in order until it declines one (which stays, to be handed again), the ring
+     * holds no more, or {@code limit} were taken. Their room goes back to the writer when this returns (or throws):
+     * until then a handler may keep reading the records it took.
+     *
+     * @return how many the handler took.
+     * @throws IllegalStateException if the ring's tail or a record's length does not fit the ring.
      */
-    int nextNumber()
+    int read(final Handler handler, final int limit)
     {
-        peeked = 0;
-        if (ring.controlledRead(peek, 1) == 0 && peeked == 0 && !isEmpty())
+        final long start = head;
+        int taken = 0;
+        try
         {
-            ring.controlledRead(peek, 1); // that read passed the padding at the end: the record is at the start
+            int at;
+            while (taken < limit && (at = next()) >= 0)
+            {
+                final int length = buffer.getInt(at);
+                final int aligned = BitUtil.align(length, ALIGNMENT);
+                head += aligned; // taken even if the handler throws: it is not handed over twice
+                if (!handler.onRecord(buffer.getInt(at + 4), buffer, at + RECORD_HEADER, length - RECORD_HEADER))
+                {
+                    head -= aligned;
+                    break;
+                }
+                taken++;
+            }
         }
-        return peeked;
+        finally
+        {
+            if (head != start)
+            {
+                buffer.putLongOrdered(headIndex, head);
+            }
+        }
+        return taken;
     }
 
-    private ControlledMessageHandler.Action peek(
-        final int number, final MutableDirectBuffer buffer, final int index, final int length)
+    /** Reader: the number of the record a read would take next, or 0 if the ring holds none. */
+    int nextNumber()
     {
-        peeked = number;
-        return ControlledMessageHandler.Action.ABORT;
+        final long start = head;
+        try
+        {
+            final int at = next();
+            return at < 0 ? 0 : buffer.getInt(at + 4);
+        }
+        finally
+        {
+            if (head != start) // passed the padding at the ring's end
+            {
+                buffer.putLongOrdered(headIndex, head);
+            }
+        }
     }
 
     /** Reader: whether the ring holds no record (the writer's committed records are seen). */
     boolean isEmpty()
     {
-        return ring.size() == 0;
+        return buffer.getLongVolatile(headIndex) == buffer.getLongVolatile(tailIndex);
+    }
+
+    /**
+     * Reader: the index of the oldest record, past any padding at the ring's end, its length checked; -1 if there is
+     * none.
+     */
+    private int next()
+    {
+        if (head == tailCache)
+        {
+            final long published = buffer.getLongVolatile(tailIndex);
+            if (published - head < 0 || published - head > capacity)
+            {
+                throw new IllegalStateException("the ring's tail " + published + " is not within a ring of its head " +
+                    head);
+            }
+            tailCache = published;
+            if (head == tailCache)
+            {
+                return -1;
+            }
+        }
+        int index = (int)(head & mask);
+        int length = buffer.getInt(index);
+        if (length == PADDING)
+        {
+            final int toEnd = capacity - index;
+            if (tailCache - head < toEnd + RECORD_HEADER)
+            {
+                throw new IllegalStateException("padding at " + index + " with no record after it");
+            }
+            head += toEnd; // the record that did not fit here starts the ring
+            index = 0;
+            length = buffer.getInt(0);
+        }
+        // index is a multiple of the alignment, as every position is: a length within the room aligns within it
+        if (length < RECORD_HEADER || length > capacity - index ||
+            BitUtil.align(length, ALIGNMENT) > tailCache - head)
+        {
+            throw new IllegalStateException("a record of " + length + " bytes at " + index + " does not fit the ring");
+        }
+        return index;
     }
 
     /** @return a view of the memory, for a record's payload to be handed on as a buffer (indices are the handler's). */
@@ -194,6 +337,20 @@ final class DriverRing
     /** Unmaps the memory; the caller makes sure no thread uses it any more. */
     void free()
     {
-        BufferUtil.free(memory);
+        SharedMemory.free(memory);
+    }
+
+    /** Takes a ring's records. */
+    @FunctionalInterface
+    interface Handler
+    {
+        /**
+         * @param number the record's number.
+         * @param buffer the ring's memory.
+         * @param index  where the record's frame starts.
+         * @param length the frame's length.
+         * @return true if the record is taken; false leaves it, and ends the read.
+         */
+        boolean onRecord(int number, UnsafeBuffer buffer, int index, int length);
     }
 }

@@ -2,7 +2,6 @@ package org.rds4j.core;
 
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.RdsException;
 import org.rds4j.RdsMessageHandler;
@@ -144,7 +143,7 @@ final class DriverSession
      */
     private boolean onAgent;
     private boolean leftToConductor;
-    private final ControlledMessageHandler ringFrame = this::ringFrame;
+    private final DriverRing.Handler ringFrame = this::ringFrame;
     private int ranFromRing;
     /** The number of the client's next frame to run. */
     private int nextFrame = 1;
@@ -498,19 +497,18 @@ final class DriverSession
         return ranFromRing;
     }
 
-    private ControlledMessageHandler.Action ringFrame(final int number, final MutableDirectBuffer buffer,
-        final int index, final int length)
+    private boolean ringFrame(final int number, final UnsafeBuffer buffer, final int index, final int length)
     {
         if (ended || blockedOn != null || number != nextFrame)
         {
-            return ControlledMessageHandler.Action.ABORT; // the frame after: over the connection, not here yet
+            return false; // the frame after: over the connection, not here yet
         }
         if (onAgent)
         {
             if (!agentMayRun(buffer, index, length))
             {
                 leftToConductor = true;
-                return ControlledMessageHandler.Action.ABORT;
+                return false;
             }
         }
         else
@@ -519,14 +517,14 @@ final class DriverSession
             if (problem != null)
             {
                 end(problem);
-                return ControlledMessageHandler.Action.ABORT;
+                return false;
             }
         }
         try
         {
-            if (!runInTurn((UnsafeBuffer)buffer, ringView, index, length))
+            if (!runInTurn(buffer, ringView, index, length))
             {
-                return ControlledMessageHandler.Action.ABORT; // waits for room, and is read again then
+                return false; // waits for room, and is read again then
             }
         }
         catch (final IOException ex)
@@ -539,10 +537,10 @@ final class DriverSession
             {
                 end(null);
             }
-            return ControlledMessageHandler.Action.ABORT;
+            return false;
         }
         ranFromRing++;
-        return ControlledMessageHandler.Action.CONTINUE;
+        return true;
     }
 
     /**
@@ -1199,7 +1197,7 @@ final class DriverSession
             if (index >= 0)
             {
                 down.buffer().putBytes(index, out, start, length);
-                down.commit(index);
+                down.commit();
                 ringWritten = true;
             }
             else

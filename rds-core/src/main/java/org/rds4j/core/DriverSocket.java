@@ -14,7 +14,6 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A socket of a driver's stack, used from a client process ({@link DriverStack}). The driver holds the socket
@@ -42,8 +41,10 @@ final class DriverSocket extends SocketBase
     private final DriverStack stack;
     private final int id;
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
+
+    // The taking threads, under the receive queue's lock.
     /** Bytes the application took that the driver has not been told of. */
-    private final AtomicLong unreported = new AtomicLong();
+    private long unreported;
 
     // The reader only.
     private long released;
@@ -343,24 +344,26 @@ final class DriverSocket extends SocketBase
     }
 
     /**
-     * The taking thread: tells the driver what the application took, in batches. The driver counts
+     * The taking thread, under the receive queue's lock: tells the driver what the application took, in batches. The
+     * driver counts
      * {@code queued + unreported}; a report is due once a batch is complete, or when the driver's count has
      * reached half of {@code SO_RCVBUF} while what is queued here is below it: the port may be released.
      */
     @Override
     void taken(final int length)
     {
-        final long owed = unreported.addAndGet(length);
+        unreported += length;
+        final long owed = unreported;
         final long half = options.receiveBufferBytes() / 2;
         final long queued = received.queuedBytes();
         if (owed >= options.receiveBufferBytes() / 8 || (queued < half && queued + owed >= half))
         {
-            final long bytes = unreported.getAndSet(0);
-            if (bytes > 0)
+            unreported = 0;
+            if (owed > 0)
             {
                 try
                 {
-                    stack.writeConsumed(id, bytes);
+                    stack.writeConsumed(id, owed);
                 }
                 catch (final RdsException ex)
                 {

@@ -2,9 +2,7 @@ package org.rds4j.core;
 
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jctools.queues.MpscUnboundedArrayQueue;
@@ -47,7 +45,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import static org.rds4j.core.DriverProtocol.ADDRESS;
@@ -115,7 +112,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private long nextLookNs;
 
     // Application threads, under the lock.
-    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Held for a frame's write: a compare-and-set and an ordered store, no fence per frame on release. */
+    private final TakeLock writeLock = new TakeLock();
     private final ByteBuffer frame = ByteBuffer.allocateDirect(HEADER + ADDRESS + 64);
     private final UnsafeBuffer frameBuffer = new UnsafeBuffer(frame);
     /** A SEQ frame, before a frame that goes over the connection; or a DOORBELL. */
@@ -937,7 +935,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         private final ArrayList<DriverSocket> woken = new ArrayList<>();
         /** The number of the driver's next batch of frames to hand on. */
         private int nextBatch = 1;
-        private final ControlledMessageHandler fromRing = this::fromRing;
+        private final DriverRing.Handler fromRing = this::fromRing;
         private int ranFromRing;
         private IOException ringProblem;
         /** The last wait ended with the connection readable. */
@@ -1033,25 +1031,24 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             return ranFromRing;
         }
 
-        private ControlledMessageHandler.Action fromRing(
-            final int number, final MutableDirectBuffer buffer, final int index, final int length)
+        private boolean fromRing(final int number, final UnsafeBuffer buffer, final int index, final int length)
         {
             if (number != nextBatch)
             {
-                return ControlledMessageHandler.Action.ABORT; // an earlier batch comes over the connection
+                return false; // an earlier batch comes over the connection
             }
             try
             {
-                dispatchBatch((UnsafeBuffer)buffer, index, length);
+                dispatchBatch(buffer, index, length);
             }
             catch (final IOException ex)
             {
                 ringProblem = ex;
-                return ControlledMessageHandler.Action.ABORT;
+                return false;
             }
             nextBatch = DriverProtocol.nextFrameNumber(nextBatch);
             ranFromRing++;
-            return ControlledMessageHandler.Action.CONTINUE;
+            return true;
         }
 
         /** Hands on the input's whole batches whose turn it is (each after its SEQ); returns how many. */

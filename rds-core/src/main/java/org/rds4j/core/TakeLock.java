@@ -4,16 +4,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The lock of the threads taking from one socket's receive queue: reentrant, and as cheap as a kernel spinlock
- * when nobody else wants it, which is nearly always (one thread receives, or a few take turns). It is taken with
- * one compare-and-set and given back with an ordered store, without the full fence a {@code ReentrantLock}'s
- * release costs (a receiving thread spent about 15 % of its time there at 64 B one-way).
+ * The lock of the threads taking from one socket's receive queue, and of the threads writing a driver's client's
+ * frames: reentrant, and as cheap as a kernel spinlock when nobody else wants it, which is nearly always (one thread
+ * receives or sends, or a few take turns). It is taken with one compare-and-set and given back with an ordered
+ * store, without the full fence a {@code ReentrantLock}'s release costs (a receiving thread spent about 15 % of its
+ * time there at 64 B one-way).
  * <p>
  * The price is paid only by a thread that finds the lock held: with no fence on release, the holder cannot see
- * such a thread in time to wake it, so it waits by itself: it spins {@link #SPINS} times (a take holds the lock for
- * a copy), yields {@link #YIELDS} times, then parks for a period that doubles from 1 µs up to
- * {@link #MAX_PARK_NS} while the lock stays held (a poll holds it while the application's handler runs). So a
- * thread kept waiting for long looks at most once a millisecond.
+ * such a thread in time to wake it, so it waits by itself: it spins {@link #SPINS} times (a take or a write holds
+ * the lock for a copy), yields {@link #YIELDS} times, then parks for a period that doubles from 1 µs up to
+ * {@link #MAX_PARK_NS} while the lock stays held (a poll holds it while the application's handler runs, a write
+ * while the driver's connection is full). So a thread kept waiting for long looks at most once a millisecond.
  */
 final class TakeLock
 {

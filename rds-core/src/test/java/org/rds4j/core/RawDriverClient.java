@@ -1,6 +1,5 @@
 package org.rds4j.core;
 
-import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.TransportType;
 
@@ -205,12 +204,12 @@ final class RawDriverClient implements AutoCloseable
             {
                 if (type != nextFromDriver)
                 {
-                    return ControlledMessageHandler.Action.ABORT;
+                    return false;
                 }
                 final ByteBuffer batch = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
                 buffer.getBytes(index, batch, 0, length);
                 takeBatch(batch);
-                return ControlledMessageHandler.Action.BREAK;
+                return true;
             }, 1);
         }
         // the connection: DOORBELLs are dropped, a SEQ is followed by the batch of its number
