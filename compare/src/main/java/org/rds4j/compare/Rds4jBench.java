@@ -15,13 +15,17 @@ import org.rds4j.Threading;
 import org.rds4j.transport.tcp.TcpConfig;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.nio.file.Files;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * rds4j over TCP: one {@link RdsStack} per process (the server/sink stack on {@code --server-ip}, default
@@ -153,7 +157,7 @@ final class Rds4jBench
             "--agent-idle", agentIdle, "--name", name + "-driver")
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly, "rds4j-driver-kill"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopDriver(child), "rds4j-driver-stop"));
         final java.io.BufferedReader out = new java.io.BufferedReader(
             new java.io.InputStreamReader(child.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
         final String line = out.readLine();
@@ -165,6 +169,27 @@ final class Rds4jBench
         return directory;
     }
 
+    /**
+     * SIGTERM, so that the driver closes its stack and deletes its info file and its directory (killed, it left both
+     * behind, every run); SIGKILL if it has not ended within a second.
+     */
+    private static void stopDriver(final Process child)
+    {
+        child.destroy();
+        try
+        {
+            if (!child.waitFor(1, TimeUnit.SECONDS))
+            {
+                child.destroyForcibly();
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            child.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** The {@code rds4j-driver} role: a driver in {@code --dir}, serving until killed. */
     static void runDriver(final Args args) throws Exception
     {
@@ -173,10 +198,27 @@ final class Rds4jBench
             .idleStrategy(args.str("agent-idle", "backoff"))
             .transportConfig(TcpConfig.builder().tcpPort(args.integer("tcp-port", 29500)).build())
             .build();
-        final DriverServer server = DriverServer.start(config, Path.of(args.str("dir", null)), false);
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "rds4j-driver-close"));
+        final Path directory = Path.of(args.str("dir", null));
+        final DriverServer server = DriverServer.start(config, directory, false);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            server.close();
+            deleteTree(directory); // a temporary directory of the process that started this one
+        }, "rds4j-driver-close"));
         Main.ready();
         server.awaitStopped();
+    }
+
+    private static void deleteTree(final Path directory)
+    {
+        try (Stream<Path> files = Files.walk(directory))
+        {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+        catch (final IOException | UncheckedIOException ex)
+        {
+            Bench.log("rds4j: could not delete " + directory + ": " + ex);
+        }
     }
 
     private Json extra()
