@@ -390,7 +390,9 @@ final class ConnPath implements ConnectionPath
     /** Kernel RDS over TCP ignores RDS acks and takes an ack-only frame's sequence 0 as the next in sequence. */
     private boolean isAckDue(final long nowNs)
     {
-        return handshake.kind() != PeerKind.KERNEL_TRANSPORT_ACKED && acks.isAckDue(nowNs, host.cycle());
+        final PeerKind kind = handshake.kind();
+        return kind != PeerKind.KERNEL_TRANSPORT_ACKED &&
+            acks.isAckDue(nowNs, host.cycle(), kind != PeerKind.KERNEL_WITHOUT_PROBES);
     }
 
     @Override

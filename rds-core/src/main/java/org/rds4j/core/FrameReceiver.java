@@ -60,7 +60,8 @@ final class FrameReceiver
 
         final long sequence = RdsHeader.sequence(buffer, offset);
         // sequence 0 marks an unsequenced frame (the handshake probe): it moves neither acks nor nextRx
-        if (sequence != 0 && !path.acks().accept(sequence, RdsHeader.flags(buffer, offset), host.nowNs(), host.cycle()))
+        if (sequence != 0 && !path.acks().accept(sequence, RdsHeader.flags(buffer, offset),
+            RdsHeader.length(buffer, offset), host.nowNs(), host.cycle()))
         {
             return;
         }

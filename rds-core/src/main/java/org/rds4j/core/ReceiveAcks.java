@@ -23,10 +23,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * duty cycle after the one that received the request, or when a received message has waited {@code ackDelay}
  * without a piggybacked ack. Waiting one cycle lets a reply the application sends at once (an echo, a
  * response) carry the ack, instead of an ack-only frame going ahead of it on every eighth request; the cycle
- * that received the request did work, so the next follows without idling. Agent thread only.
+ * that received the request did work, so the next follows without idling.
+ * <p>
+ * While a stream flows (frames came in each of the last two cycles) a requested ack waits further, until
+ * {@link #STREAM_ACK_BYTES} have come since the last ack or a cycle brings nothing: a sender asks on nearly every
+ * message once half its send buffer is used, and an ack-only frame per read cost a receiving thread a fifth of its
+ * time at 1 KiB (a write, and over loopback the sender's receive path run in it). A sender whose window is smaller
+ * stops, and the cycle that brings nothing acks. Kernel RDS over IB is acked as before (its default send buffer is
+ * smaller than that). Agent thread only.
  */
 final class ReceiveAcks
 {
+    /** Payload bytes of a flowing stream between two acks it asked for: a quarter of the default send buffer. */
+    static final long STREAM_ACK_BYTES = 256 * 1024;
+
     private final long ackDelayNs;
     private final StackCounters counters;
     /**
@@ -44,6 +54,11 @@ final class ReceiveAcks
     /** The duty cycle in which the peer asked for an ack: the ack waits for the next, where a reply can carry it. */
     private long urgentCycle;
     private long deadlineNs = Long.MAX_VALUE;
+    /** The last duty cycle that took a sequenced frame, and how many cycles in a row up to it did. */
+    private long frameCycle = Long.MIN_VALUE;
+    private int cyclesInRow;
+    /** Payload bytes taken since the last ack that covered everything. */
+    private long bytesSinceAck;
 
     /**
      * @param ackDelayNs how long a received message may wait for a piggybacked ack.
@@ -74,11 +89,12 @@ final class ReceiveAcks
      *
      * @param sequence its sequence, not 0.
      * @param flags    its flags.
+     * @param length   its payload's length.
      * @param nowNs    the time.
      * @param cycle    the duty cycle.
      * @return false if it is to be dropped (an old or stale retransmission).
      */
-    boolean accept(final long sequence, final int flags, final long nowNs, final long cycle)
+    boolean accept(final long sequence, final int flags, final long length, final long nowNs, final long cycle)
     {
         if ((flags & RdsHeader.FLAG_ACK_REQUIRED) != 0)
         {
@@ -107,18 +123,33 @@ final class ReceiveAcks
             }
         }
         nextRxSequence.setRelease(sequence + 1);
+        if (cycle != frameCycle)
+        {
+            cyclesInRow = cycle == frameCycle + 1 ? cyclesInRow + 1 : 1;
+            frameCycle = cycle;
+        }
+        bytesSinceAck += length;
         return true;
     }
 
     /**
-     * @param nowNs the time.
-     * @param cycle the duty cycle.
+     * @param nowNs       the time.
+     * @param cycle       the duty cycle.
+     * @param streamWaits whether a flowing stream's requests may wait ({@link #STREAM_ACK_BYTES}): not for kernel RDS
+     *                    over IB, whose send buffer (about 100 KiB by default) would run dry between acks.
      * @return true if an ack-only frame is due (when no data frame carries the ack).
      */
-    boolean isAckDue(final long nowNs, final long cycle)
+    boolean isAckDue(final long nowNs, final long cycle, final boolean streamWaits)
     {
         final long ack = ackValue();
-        return (urgent && ack > 0 && cycle != urgentCycle) || (lastAckSent < ack && nowNs >= deadlineNs);
+        return (urgent && ack > 0 && cycle != urgentCycle && !(streamWaits && streamFlows(cycle))) ||
+            (lastAckSent < ack && nowNs >= deadlineNs);
+    }
+
+    /** Whether a requested ack may wait for more of a stream: frames came in the last two cycles, not yet enough. */
+    private boolean streamFlows(final long cycle)
+    {
+        return frameCycle == cycle - 1 && cyclesInRow >= 2 && bytesSinceAck < STREAM_ACK_BYTES;
     }
 
     /** @return true if something received has not been acked yet, or the peer asked for an ack. */
@@ -135,6 +166,7 @@ final class ReceiveAcks
         {
             urgent = false;
             deadlineNs = Long.MAX_VALUE;
+            bytesSinceAck = 0;
         }
     }
 
@@ -175,5 +207,6 @@ final class ReceiveAcks
         lastAckSent = 0;
         urgent = false;
         deadlineNs = Long.MAX_VALUE;
+        bytesSinceAck = 0;
     }
 }
