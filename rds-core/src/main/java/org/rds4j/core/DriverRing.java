@@ -19,25 +19,20 @@ import java.nio.file.Path;
  * the connection instead, after a {@code SEQ} frame with its number, and the reader merges the two by number; so
  * nothing waits for room in the ring, and a full ring slows the writer to the connection's pace.
  * <p>
- * Layout: the records ({@code capacity} bytes), then the tail (the writer's position), the head (the reader's) and the
- * doorbell word, each on a cache line of its own. A record: its length (header included) and its number, two ints,
- * then the frame, then up to {@link #ALIGNMENT} - 1 bytes to the next record; one that does not fit before the ring's
- * end starts it again, after a length of {@link #PADDING}. Each side keeps its own position and a copy of the other's,
- * which it reads again only when the copy shows no record (the reader) or no room (the writer), and publishes its own
- * with an ordered store: a frame costs neither side a fence (but the doorbell's) or an atomic instruction, and nothing
- * is cleared after it is read (agrona's one-to-one ring, used here before, cleared every record and read both
- * positions at every call).
+ * Layout: a {@link RecordRing} (the records, then the tail and the head), then the doorbell word on a cache line of
+ * its own. A record: its length (header included) and its number, two ints, then the frame. A frame costs neither
+ * side a fence (but the doorbell's) or an atomic instruction, and nothing is cleared after it is read (agrona's
+ * one-to-one ring, used here before, cleared every record and read both positions at every call).
  * <p>
  * The doorbell: a word the reader sets when it will not look at the ring without being told ({@link #sleeping}) and a
  * writer that finds set after a write clears, and then rings with a {@code DOORBELL} frame on the connection, which
  * wakes the reader's selector. A reader that is awake reads the ring without being told, so a busy stream makes no
  * system call per frame.
  * <p>
- * Neither side trusts what the other may write. The reader checks the tail and every record's length against the ring
- * before it hands the record on, and throws on one that does not fit: the driver cuts off the client whose ring it is
- * (and checks every frame in it as it checks those of the connection). The writer reads only the head from the memory
- * and keeps its tail to itself, so a reader that writes over the positions of a ring it reads chooses only where in
- * that ring the writer writes, never outside it: it loses its own frames, nothing else.
+ * Neither side trusts what the other may write ({@link RecordRing}): a ring whose tail or records do not fit makes the
+ * reader throw, and the driver cuts off the client whose ring it is (and checks every frame in it as it checks those
+ * of the connection); a client that writes over the positions of the ring the driver writes to it chooses only where
+ * in that ring the driver writes: it loses its own frames, nothing else.
  */
 final class DriverRing
 {
@@ -45,53 +40,30 @@ final class DriverRing
     static final int CAPACITY = 1 << 20;
     /** The records' room in the ring of the driver's batches to a client. */
     static final int DOWN_CAPACITY = 1 << 22;
-    /** Where the tail is, from the end of the records (tests write over it). */
-    static final int TAIL_OFFSET = 0;
-    /** Where the head is, from the end of the records (tests write over it). */
-    static final int HEAD_OFFSET = 128;
-    private static final int SLEEPING_OFFSET = 256;
-    private static final int TRAILER_LENGTH = 384;
-    private static final int ALIGNMENT = 8;
     /** A record's length and number, before its frame. */
     private static final int RECORD_HEADER = 8;
-    /** The length that marks the rest of the ring as padding. */
-    private static final int PADDING = -1;
+    private static final int NUMBER_OFFSET = 4;
 
     private final ByteBuffer memory;
     private final UnsafeBuffer buffer;
+    private final RecordRing records;
     private final int capacity;
-    private final int mask;
-    private final int tailIndex;
-    private final int headIndex;
+    /** The doorbell word, after the ring's positions. */
     private final int sleepingIndex;
-
-    // The writer.
-    private long tail;
-    /** The head as the writer last read it: the reader has consumed at least up to it (if it tells the truth). */
-    private long headCache;
-    /** Where the claimed record ends: {@link #commit} publishes it as the tail. */
-    private long claimedEnd;
-
-    // The reader.
-    private long head;
-    /** The tail as the reader last read it, checked: records up to it are complete. */
-    private long tailCache;
 
     private DriverRing(final ByteBuffer memory, final int capacity)
     {
         this.memory = memory;
         this.buffer = new UnsafeBuffer(memory);
+        this.records = new RecordRing(buffer, capacity);
         this.capacity = capacity;
-        this.mask = capacity - 1;
-        this.tailIndex = capacity + TAIL_OFFSET;
-        this.headIndex = capacity + HEAD_OFFSET;
-        this.sleepingIndex = capacity + SLEEPING_OFFSET;
+        this.sleepingIndex = capacity + RecordRing.POSITIONS_LENGTH;
     }
 
-    /** @return the size of the file of a ring of {@code capacity}: the records and the positions' lines. */
+    /** @return the size of the file of a ring of {@code capacity}: the records, the positions and the doorbell. */
     static int fileBytes(final int capacity)
     {
-        return capacity + TRAILER_LENGTH;
+        return capacity + RecordRing.POSITIONS_LENGTH + 128;
     }
 
     /** Driver: makes a file for a ring of {@code capacity}, which the client maps ({@link #attach}) and deletes. */
@@ -159,33 +131,12 @@ final class DriverRing
         {
             return -1;
         }
-        final int recordLength = RECORD_HEADER + length;
-        final int aligned = BitUtil.align(recordLength, ALIGNMENT);
-        final int index = (int)(tail & mask);
-        final int toEnd = capacity - index;
-        final int padding = aligned > toEnd ? toEnd : 0;
-        final long end = tail + padding + aligned;
-        if (end - headCache > capacity)
+        final int at = records.claim(RECORD_HEADER + length);
+        if (at < 0)
         {
-            headCache = buffer.getLongVolatile(headIndex);
-            if (end - headCache > capacity)
-            {
-                return -1;
-            }
+            return -1;
         }
-        final int at;
-        if (padding > 0)
-        {
-            buffer.putInt(index, PADDING);
-            at = 0;
-        }
-        else
-        {
-            at = index;
-        }
-        buffer.putInt(at, recordLength);
-        buffer.putInt(at + 4, number);
-        claimedEnd = end;
+        buffer.putInt(at + NUMBER_OFFSET, number);
         return at + RECORD_HEADER;
     }
 
@@ -198,8 +149,7 @@ final class DriverRing
     /** Writer: the record claimed last is written: the reader may take it. */
     void commit()
     {
-        tail = claimedEnd;
-        buffer.putLongOrdered(tailIndex, tail);
+        records.commit();
     }
 
     /**
@@ -234,7 +184,6 @@ final class DriverRing
      */
     int read(final Handler handler, final int limit)
     {
-        final long start = head;
         int taken = 0;
         try
         {
@@ -242,11 +191,11 @@ final class DriverRing
             while (taken < limit && (at = next()) >= 0)
             {
                 final int length = buffer.getInt(at);
-                final int aligned = BitUtil.align(length, ALIGNMENT);
-                head += aligned; // taken even if the handler throws: it is not handed over twice
-                if (!handler.onRecord(buffer.getInt(at + 4), buffer, at + RECORD_HEADER, length - RECORD_HEADER))
+                final long before = records.take(at); // taken even if the handler throws: not handed over twice
+                if (!handler.onRecord(buffer.getInt(at + NUMBER_OFFSET), buffer, at + RECORD_HEADER,
+                    length - RECORD_HEADER))
                 {
-                    head -= aligned;
+                    records.putBack(before);
                     break;
                 }
                 taken++;
@@ -254,10 +203,7 @@ final class DriverRing
         }
         finally
         {
-            if (head != start)
-            {
-                buffer.putLongOrdered(headIndex, head);
-            }
+            records.publishHead();
         }
         return taken;
     }
@@ -265,67 +211,25 @@ final class DriverRing
     /** Reader: the number of the record a read would take next, or 0 if the ring holds none. */
     int nextNumber()
     {
-        final long start = head;
-        try
-        {
-            final int at = next();
-            return at < 0 ? 0 : buffer.getInt(at + 4);
-        }
-        finally
-        {
-            if (head != start) // passed the padding at the ring's end
-            {
-                buffer.putLongOrdered(headIndex, head);
-            }
-        }
+        final int at = next();
+        return at < 0 ? 0 : buffer.getInt(at + NUMBER_OFFSET);
     }
 
     /** Reader: whether the ring holds no record (the writer's committed records are seen). */
     boolean isEmpty()
     {
-        return buffer.getLongVolatile(headIndex) == buffer.getLongVolatile(tailIndex);
+        return records.isEmpty();
     }
 
-    /**
-     * Reader: the index of the oldest record, past any padding at the ring's end, its length checked; -1 if there is
-     * none.
-     */
+    /** Reader: the oldest record's index, -1 if none; one shorter than a record's header does not fit either. */
     private int next()
     {
-        if (head == tailCache)
+        final int at = records.next();
+        if (at >= 0 && buffer.getInt(at) < RECORD_HEADER)
         {
-            final long published = buffer.getLongVolatile(tailIndex);
-            if (published - head < 0 || published - head > capacity)
-            {
-                throw new IllegalStateException("the ring's tail " + published + " is not within a ring of its head " +
-                    head);
-            }
-            tailCache = published;
-            if (head == tailCache)
-            {
-                return -1;
-            }
+            throw new IllegalStateException("a record of " + buffer.getInt(at) + " bytes, shorter than its header");
         }
-        int index = (int)(head & mask);
-        int length = buffer.getInt(index);
-        if (length == PADDING)
-        {
-            final int toEnd = capacity - index;
-            if (tailCache - head < toEnd + RECORD_HEADER)
-            {
-                throw new IllegalStateException("padding at " + index + " with no record after it");
-            }
-            head += toEnd; // the record that did not fit here starts the ring
-            index = 0;
-            length = buffer.getInt(0);
-        }
-        // index is a multiple of the alignment, as every position is: a length within the room aligns within it
-        if (length < RECORD_HEADER || length > capacity - index ||
-            BitUtil.align(length, ALIGNMENT) > tailCache - head)
-        {
-            throw new IllegalStateException("a record of " + length + " bytes at " + index + " does not fit the ring");
-        }
-        return index;
+        return at;
     }
 
     /** @return a view of the memory, for a record's payload to be handed on as a buffer (indices are the handler's). */

@@ -20,54 +20,35 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * A socket's receive ring: the shared memory the stack writes each delivered message into, once, and the
  * application reads it from: {@code poll} hands the message to its handler in place, {@code receive} copies it
  * out. One writer (the thread running the duty cycle) and one reader at a time (the socket's receive lock), on
- * {@link SharedMemory}.
+ * {@link SharedMemory}, with the positions and framing of a {@link RecordRing}: no fence and no atomic instruction
+ * per record on either side.
  * <p>
  * A record: its length (header included) and the sender's port, two ints; the sender's address, 16 bytes (IPv4 in
- * its IPv6-mapped form); the payload; then up to {@link #ALIGNMENT} - 1 bytes to the next record. A record that does
- * not fit before the ring's end starts it again, after a length of -1 that tells the reader to skip to the end.
- * After the records come the tail (the writer's position) and the head (the reader's), absolute byte positions,
- * each on a cache line of its own. Each side publishes its position with an ordered store and keeps its own copy
- * of the other's, looked at again only when that copy shows no record (the reader) or no room (the writer): a record
- * costs no fence and no atomic instruction on either side, and nothing is cleared after it is read (agrona's
- * one-to-one ring clears each record and reads both positions at every call, which showed in profiles of 64 B
- * traffic). The reader turns senders back into cached {@link InetSocketAddress} objects, so reading allocates
- * nothing once each sender has been seen.
+ * its IPv6-mapped form); the payload. The reader turns senders back into cached {@link InetSocketAddress} objects,
+ * so reading allocates nothing once each sender has been seen.
  */
 final class ReceiveRing
 {
-    private static final int ALIGNMENT = 8;
     private static final int PORT_OFFSET = 4;
     private static final int ADDRESS_OFFSET = 8;
     private static final int ADDRESS_LENGTH = 16;
     /** Where the payload starts in a record. */
     private static final int PAYLOAD_OFFSET = ADDRESS_OFFSET + ADDRESS_LENGTH;
-    /** The length that marks the rest of the ring as padding. */
-    private static final int PADDING = -1;
-    private static final int HEAD_OFFSET = 128;
-    private static final int TRAILER_LENGTH = 256;
 
     private final int capacity;
-    private final int mask;
-    private final int tailIndex;
-    private final int headIndex;
     private final ByteBuffer memory;
     private final UnsafeBuffer buffer;
+    private final RecordRing records;
     /** A read-only view of the mapped memory: a polled payload's position and limit are set on it. */
     private final ByteBuffer view;
 
     // The writer (the thread running the duty cycle).
-    private long tail;
-    /** The head as the writer last read it: there is at least this much room. */
-    private long headCache;
     /** Per address object (a connection's, so few and stable): its 16 bytes as the two longs a record holds. */
     private final IdentityHashMap<InetAddress, long[]> senderWords = new IdentityHashMap<>();
     private InetAddress recentAddress;
     private long[] recentWords;
 
     // The reader (under the socket's receive lock).
-    private long head;
-    /** The tail as the reader last read it: records up to it are complete. */
-    private long tailCache;
     private final Long2ObjectHashMap<Sender> senders = new Long2ObjectHashMap<>();
     /** The sender of the record read last. */
     private Sender recentSender;
@@ -84,11 +65,9 @@ final class ReceiveRing
             throw new IllegalArgumentException("a receive ring is a power of two of at least 1 KiB: " + capacity);
         }
         this.capacity = capacity;
-        this.mask = capacity - 1;
-        this.tailIndex = capacity;
-        this.headIndex = capacity + HEAD_OFFSET;
-        memory = SharedMemory.map(directory, "rx", capacity + TRAILER_LENGTH);
+        memory = SharedMemory.map(directory, "rx", capacity + RecordRing.POSITIONS_LENGTH);
         buffer = new UnsafeBuffer(memory);
+        records = new RecordRing(buffer, capacity);
         view = memory.duplicate().asReadOnlyBuffer();
     }
 
@@ -109,45 +88,24 @@ final class ReceiveRing
         {
             return false;
         }
-        final int recordLength = PAYLOAD_OFFSET + length;
-        final int aligned = BitUtil.align(recordLength, ALIGNMENT);
-        final int index = (int)(tail & mask);
-        final int toEnd = capacity - index;
-        final int padding = aligned > toEnd ? toEnd : 0;
-        final long end = tail + padding + aligned;
-        if (end - headCache > capacity)
+        final int at = records.claim(PAYLOAD_OFFSET + length);
+        if (at < 0)
         {
-            headCache = buffer.getLongVolatile(headIndex);
-            if (end - headCache > capacity)
-            {
-                return false;
-            }
-        }
-        final int at;
-        if (padding > 0)
-        {
-            buffer.putInt(index, PADDING);
-            at = 0;
-        }
-        else
-        {
-            at = index;
+            return false;
         }
         final long[] address = wordsOf(sender);
-        buffer.putInt(at, recordLength);
         buffer.putInt(at + PORT_OFFSET, sender.getPort());
         buffer.putLong(at + ADDRESS_OFFSET, address[0]);
         buffer.putLong(at + ADDRESS_OFFSET + 8, address[1]);
         buffer.putBytes(at + PAYLOAD_OFFSET, src, offset, length);
-        tail = end;
-        buffer.putLongOrdered(tailIndex, end);
+        records.commit();
         return true;
     }
 
     /** @return true if no record is waiting; any thread (a racy read). */
     boolean isEmpty()
     {
-        return buffer.getLongVolatile(headIndex) == buffer.getLongVolatile(tailIndex);
+        return records.isEmpty();
     }
 
     /**
@@ -157,7 +115,7 @@ final class ReceiveRing
      */
     InetSocketAddress takeInto(final ByteBuffer dst)
     {
-        final int at = next();
+        final int at = records.next();
         if (at < 0)
         {
             return null;
@@ -186,7 +144,7 @@ final class ReceiveRing
     {
         int read = 0;
         int at;
-        while (read < limit && (at = next()) >= 0)
+        while (read < limit && (at = records.next()) >= 0)
         {
             read++;
             final int length = buffer.getInt(at) - PAYLOAD_OFFSET;
@@ -206,31 +164,11 @@ final class ReceiveRing
         return read;
     }
 
-    /** Reader: the index of the oldest record, past any padding at the ring's end; -1 if there is none. */
-    private int next()
-    {
-        if (head == tailCache)
-        {
-            tailCache = buffer.getLongVolatile(tailIndex);
-            if (head == tailCache)
-            {
-                return -1;
-            }
-        }
-        final int index = (int)(head & mask);
-        if (buffer.getInt(index) == PADDING)
-        {
-            head += capacity - index; // the record that did not fit here starts the ring, and is complete
-            return 0;
-        }
-        return index;
-    }
-
     /** Reader: the record at {@code at} is done with; the writer may have its room. */
     private void consume(final int at)
     {
-        head += BitUtil.align(buffer.getInt(at), ALIGNMENT);
-        buffer.putLongOrdered(headIndex, head);
+        records.take(at);
+        records.publishHead();
     }
 
     /** Releases the memory. The caller makes sure no thread reads or writes the ring any more. */

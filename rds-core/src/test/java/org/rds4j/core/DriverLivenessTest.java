@@ -232,7 +232,7 @@ class DriverLivenessTest
             // a record at the ring's head that claims to be longer than the ring, and a tail that says it is there
             // to read
             bad.scribble(0, body(8).putInt(1 << 30).putInt(1).flip());
-            bad.scribble(DriverRing.CAPACITY + DriverRing.TAIL_OFFSET,
+            bad.scribble(DriverRing.CAPACITY + RecordRing.TAIL_OFFSET,
                 body(8).putLong(DriverRing.CAPACITY).flip());
             bad.write(RawDriverClient.frame(DriverProtocol.DOORBELL, 0, body(0)));
             bad.readToEnd();
@@ -258,9 +258,9 @@ class DriverLivenessTest
                 try (RawDriverClient bad = new RawDriverClient(driver))
                 {
                     bad.hello();
-                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + DriverRing.HEAD_OFFSET,
+                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + RecordRing.HEAD_OFFSET,
                         body(8).putLong(headAndTail[0]).flip());
-                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + DriverRing.TAIL_OFFSET,
+                    bad.scribbleDown(DriverRing.DOWN_CAPACITY + RecordRing.TAIL_OFFSET,
                         body(8).putLong(headAndTail[1]).flip());
                     for (int id = 1; id <= 50; id++)
                     {

@@ -135,7 +135,7 @@ class DriverRingTest
     {
         for (final long tail : new long[] {CAPACITY + 8, -8, Long.MIN_VALUE, Long.MAX_VALUE})
         {
-            scribbler.putLongVolatile(CAPACITY + DriverRing.TAIL_OFFSET, tail);
+            scribbler.putLongVolatile(CAPACITY + RecordRing.TAIL_OFFSET, tail);
             assertThrows(IllegalStateException.class, () -> reader.nextNumber(), "tail " + tail);
         }
     }
@@ -149,7 +149,7 @@ class DriverRingTest
             scribbler.putInt(0, length);
             scribbler.putInt(4, 1);
             // a tail that says 112 bytes are written: a length of 120 runs past it
-            scribbler.putLongVolatile(CAPACITY + DriverRing.TAIL_OFFSET, 112);
+            scribbler.putLongVolatile(CAPACITY + RecordRing.TAIL_OFFSET, 112);
             assertThrows(IllegalStateException.class, () -> fresh.read((number, buffer, index, l) -> true, 1),
                 "length " + length);
             fresh.free();
@@ -161,7 +161,7 @@ class DriverRingTest
     {
         final DriverRing fresh = freshReader();
         scribbler.putInt(0, -1);
-        scribbler.putLongVolatile(CAPACITY + DriverRing.TAIL_OFFSET, CAPACITY);
+        scribbler.putLongVolatile(CAPACITY + RecordRing.TAIL_OFFSET, CAPACITY);
         assertThrows(IllegalStateException.class, fresh::nextNumber);
         fresh.free();
     }
@@ -171,7 +171,7 @@ class DriverRingTest
     {
         for (final long head : new long[] {Long.MAX_VALUE, Long.MIN_VALUE, -1, 5L * CAPACITY + 3})
         {
-            scribbler.putLongVolatile(CAPACITY + DriverRing.HEAD_OFFSET, head);
+            scribbler.putLongVolatile(CAPACITY + RecordRing.HEAD_OFFSET, head);
             for (int n = 1; n <= 20; n++)
             {
                 final byte[] bytes = frame(120, n);
@@ -181,7 +181,7 @@ class DriverRingTest
         // past the records the writer writes only its tail (the head is the scribbler's own)
         for (int i = 8; i < DriverRing.fileBytes(CAPACITY) - CAPACITY; i += 8)
         {
-            if (i != DriverRing.HEAD_OFFSET)
+            if (i != RecordRing.HEAD_OFFSET)
             {
                 assertEquals(0L, scribbler.getLong(CAPACITY + i), "byte " + i + " past the records");
             }
