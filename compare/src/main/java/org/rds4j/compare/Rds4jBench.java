@@ -190,7 +190,7 @@ final class Rds4jBench
         }
     }
 
-    /** The {@code rds4j-driver} role: a driver in {@code --dir}, serving until killed. */
+    /** The {@code rds4j-driver} role: a driver in {@code --dir}, serving until killed or its parent ends. */
     static void runDriver(final Args args) throws Exception
     {
         final RdsStackConfig config = RdsStackConfig.builder()
@@ -206,6 +206,25 @@ final class Rds4jBench
             deleteTree(directory); // a temporary directory of the process that started this one
         }, "rds4j-driver-close"));
         Main.ready();
+        // the parent holds the other end of stdin: when it ends, even killed, so does this driver (left running, an
+        // orphan kept the benchmark's TCP port, and the next run's driver failed with EADDRINUSE)
+        final Thread parentWatch = new Thread(() ->
+        {
+            try
+            {
+                while (System.in.read() >= 0)
+                {
+                    // nothing is sent on it
+                }
+            }
+            catch (final IOException ex)
+            {
+                // ended all the same
+            }
+            System.exit(0);
+        }, "rds4j-driver-parent-watch");
+        parentWatch.setDaemon(true);
+        parentWatch.start();
         server.awaitStopped();
     }
 
