@@ -63,6 +63,11 @@ final class DriverSession
     /** Above this much output not yet placed or written, sockets are not polled. */
     private static final int OUTPUT_HIGH = 1 << 20;
     private static final int POLL_BATCH = 64;
+    /**
+     * The most bytes of frames in one batch for the client's ring (but a longer frame, alone): the client hands on a
+     * batch whole, and takes a few per cycle (so the messages it holds stay within its sockets' receive rings).
+     */
+    private static final int BATCH_BYTES = 64 << 10;
     /** The most frames the agent runs from a ring per duty cycle; the conductor is woken for the rest. */
     static final int AGENT_BATCH = 4;
     private static final int GROWN = -2;
@@ -1182,7 +1187,8 @@ final class DriverSession
         {
             return;
         }
-        final int most = down == null ? 0 : down.maxFrame(); // null once the session ended: nothing is sent then
+        // null once the session ended: nothing is sent then
+        final int most = down == null ? 0 : Math.min(down.maxFrame(), BATCH_BYTES);
         int start = 0;
         while (start < end)
         {

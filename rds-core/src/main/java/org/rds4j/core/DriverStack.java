@@ -929,6 +929,14 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     {
         /** The most records (batches) taken from the ring in one go: the woken threads are woken after each go. */
         private static final int RING_BATCH = 16;
+        /**
+         * The bytes of batches handed on per duty cycle, about: a quarter of a socket's receive ring. Past it the
+         * rest stays in the driver's ring for the next cycle, so that a thread that reads for the stack takes its
+         * own messages in between; handing on all the ring held (up to 4 MiB) overran the sockets' receive rings,
+         * and every message after an overrun waits outside the ring ({@code recv_ring_spill}) until it is taken.
+         */
+        private final int cycleBytes = Math.max(1, config.receiveRingBytes() / 4);
+        private int handedOn;
         private ByteBuffer input;
         private UnsafeBuffer in;
         private final AddressCache addresses = new AddressCache();
@@ -973,6 +981,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                         return 0;
                     }
                 }
+                handedOn = 0;
                 int work = runRingFrames();
                 if (work == 0 || readable || input.position() > 0)
                 {
@@ -1033,10 +1042,11 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
 
         private boolean fromRing(final int number, final UnsafeBuffer buffer, final int index, final int length)
         {
-            if (number != nextBatch)
+            if (number != nextBatch || handedOn >= cycleBytes)
             {
-                return false; // an earlier batch comes over the connection
+                return false; // an earlier batch comes over the connection, or this cycle handed on enough
             }
+            handedOn += length;
             try
             {
                 dispatchBatch(buffer, index, length);

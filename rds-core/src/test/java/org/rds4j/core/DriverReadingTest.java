@@ -11,13 +11,16 @@ import org.rds4j.core.test.DriverStacks;
 import org.rds4j.core.test.PingPong;
 import org.rds4j.core.test.ThreadWakeUps;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -131,6 +134,65 @@ class DriverReadingTest
                 }
             }
         }
+    }
+
+    /**
+     * A stream of 20 MiB between two sockets of a client, taken as it comes by a thread blocked in {@code receive}:
+     * the reading hands on a few batches per cycle and the thread takes its messages in between, so they stay in the
+     * socket's receive ring (256 KiB). When each read handed on all the driver's ring held (up to 4 MiB), a quarter
+     * of the messages overran it and waited outside ({@code recv_ring_spill}). Exactly once and in order either way.
+     */
+    @Test
+    void aStreamTakenAsItComesStaysInTheReceiveRing()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final DriverServer driver = stacks.start(stacks.config("read-s"));
+            try (RdsStack client = RdsStack.open(stacks.config("read-sc").toBuilder()
+                .driverDirectory(driver.directory().toString()).build());
+                RdsStack sending = RdsStack.open(stacks.config("read-ss").toBuilder()
+                .driverDirectory(driver.directory().toString()).build()))
+            {
+                final RdsSocket from = sending.openSocket().bind(new InetSocketAddress(ip("127.0.75.8"), 7000));
+                final RdsSocket to = client.openSocket().bind(new InetSocketAddress(ip("127.0.75.9"), 7000));
+                to.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+                final int messages = 20_000;
+                final AtomicReference<Exception> failed = new AtomicReference<>();
+                final Thread sender = new Thread(() ->
+                {
+                    final ByteBuffer message = ByteBuffer.allocate(1024);
+                    try
+                    {
+                        for (int i = 0; i < messages; i++)
+                        {
+                            message.clear();
+                            message.putInt(0, i);
+                            from.send(message, to.localAddress());
+                        }
+                    }
+                    catch (final IOException ex)
+                    {
+                        failed.set(ex);
+                    }
+                }, "read-s-sender");
+                final long spilledBefore = client.counters().getOrDefault("recv_ring_spill", 0L);
+                sender.start();
+                final ByteBuffer received = ByteBuffer.allocate(2048);
+                for (int i = 0; i < messages; i++)
+                {
+                    received.clear();
+                    assertEquals(from.localAddress(), to.receive(received), "message " + i);
+                    assertEquals(1024, received.position(), "message " + i + "'s length");
+                    assertEquals(i, received.getInt(0), "message " + i + "'s number");
+                }
+                sender.join(WAIT.toMillis());
+                assertNull(failed.get(), "the sender failed");
+                final long spilled = client.counters().getOrDefault("recv_ring_spill", 0L) - spilledBefore;
+                // the reader thread can still run ahead of the taking thread for a while (0-8 % waited outside in 10 runs);
+                // 39-66 % did before
+                assertTrue(spilled < messages / 5, spilled + " of " + messages + " messages waited outside the ring");
+            }
+        });
     }
 
     /**
