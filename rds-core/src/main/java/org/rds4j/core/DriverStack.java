@@ -935,7 +935,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
          * own messages in between; handing on all the ring held (up to 4 MiB) overran the sockets' receive rings,
          * and every message after an overrun waits outside the ring ({@code recv_ring_spill}) until it is taken.
          */
-        private final int cycleBytes = Math.max(1, config.receiveRingBytes() / 4);
+        private final int cycleBytes = config.receiveRingBytes() / 4; // the ring is at least 4 KiB
         private int handedOn;
         private ByteBuffer input;
         private UnsafeBuffer in;
