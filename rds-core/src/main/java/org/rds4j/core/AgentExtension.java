@@ -11,10 +11,9 @@ interface AgentExtension
     /**
      * The agent thread, in its duty cycle: from now until {@link #stopping()} it looks again each cycle.
      *
-     * @param idle the agent's last duty cycle found nothing to do.
      * @return the work done (0 if none).
      */
-    int doWork(boolean idle);
+    int doWork();
 
     /**
      * The agent thread stops running duty cycles for a while (it parks in its idle strategy, or stands aside for an

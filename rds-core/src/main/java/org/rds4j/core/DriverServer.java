@@ -90,40 +90,44 @@ public final class DriverServer implements AutoCloseable
      */
     private volatile boolean agentWatching;
     /**
-     * The agent's last duty cycle found nothing to do: a conductor going to sleep then leaves the rings to it. A busy
-     * agent (a client streams) would see a client's next frame only in its next cycle: the conductor arms the
-     * doorbells then, so that the client wakes it at once and the two threads share the work.
+     * The agent's last look at the rings found a client streaming (a full batch of its frames): a conductor going to
+     * sleep then arms the doorbells, so that the client's next frames wake it at once and the two threads share the
+     * work. Otherwise it leaves the rings to the agent, whose next cycle finds a request. Whether the agent's last
+     * cycle had any work does not tell the two apart: a ping-pong between two clients of one driver keeps it busy,
+     * and a conductor that armed the doorbells then was rung by most requests (0.6 wake-ups per round trip).
      */
-    private volatile boolean agentIdle;
+    private volatile boolean clientStreams;
     /** The sessions, for the agent: copied by the conductor when one begins or ends. */
     private volatile DriverSession[] agentSessions = new DriverSession[0];
     private final AgentExtension agentWork = new AgentExtension()
     {
         @Override
-        public int doWork(final boolean idle)
+        public int doWork()
         {
             if (!agentWatching)
             {
                 agentWatching = true;
-            }
-            if (agentIdle != idle)
-            {
-                agentIdle = idle;
             }
             if (conductorAwake)
             {
                 return 0; // it reads the rings itself, in parallel with this thread's transmitting
             }
             int ran = 0;
+            boolean streams = false;
             for (final DriverSession session : agentSessions)
             {
                 final int now = session.runSends();
                 // a full batch: a client streams, and the conductor runs its frames while this thread transmits
+                streams |= now == DriverSession.AGENT_BATCH;
                 if (now < 0 || now == DriverSession.AGENT_BATCH)
                 {
                     wakeConductor();
                 }
                 ran += Math.max(now, 0);
+            }
+            if (clientStreams != streams)
+            {
+                clientStreams = streams;
             }
             return ran;
         }
@@ -398,7 +402,7 @@ public final class DriverServer implements AutoCloseable
                     // queued or written before is seen here
                     conductorAwake = false;
                     wakeupPending.set(false);
-                    if (!agentWatching || !agentIdle)
+                    if (!agentWatching || clientStreams)
                     {
                         sleeping(true);
                     }

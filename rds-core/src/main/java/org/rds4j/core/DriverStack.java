@@ -218,9 +218,12 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             final WakeSignal wakeSignal = new WakeSignal(SystemNanoClock.INSTANCE);
             wakeSignal.idleWaiter(reading);
             wakeSignal.idleBounds(reading);
-            // no yields: an idle reader waits in the selector at once, until input, a wake or the next heartbeat look
-            invoker = new Invoker(reading, new ParkingBackoffIdleStrategy(0, lookPeriodNs, lookPeriodNs, wakeSignal),
-                wakeSignal, ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex),
+            // yields before it waits in the selector (until input, a wake or the next heartbeat look), as an embedded
+            // stack's backoff does: a reply or the next batch that comes within them is read with no doorbell, no
+            // system call of the driver's and no wake-up (the 64 B round trip through a driver: p50 32 -> 25 us)
+            final ParkingBackoffIdleStrategy idle =
+                new ParkingBackoffIdleStrategy(ParkingBackoffIdleStrategy.YIELDS, lookPeriodNs, lookPeriodNs, wakeSignal);
+            invoker = new Invoker(reading, idle, wakeSignal, ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex),
                 true, () -> { });
             reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
@@ -922,8 +925,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
      * their batches in order from the ring and the connection, hands the frames to the sockets and calls, wakes their
      * waiting threads, and looks at the driver's heartbeat every {@link #lookPeriodNs}. The connection is read only
      * when the ring holds nothing whose turn it is, so a busy stream makes no system call per read. Idle, the thread
-     * waits in the selector ({@link IdleWaiter}) until input, the driver's doorbell, a wake-up or the next look
-     * ({@link IdleBounds}).
+     * yields through its idle strategy's cycles, then waits in the selector ({@link IdleWaiter}) until input, the
+     * driver's doorbell, a wake-up or the next look ({@link IdleBounds}).
      */
     private final class Reading implements Agent, IdleWaiter, IdleBounds
     {

@@ -24,11 +24,11 @@ final class IdleStrategies
     {
         if (spec.equals("backoff"))
         {
-            // yield through 200 idle cycles for latency under load (never spin: ParkingBackoffIdleStrategy says
+            // yield through idle cycles for latency under load (never spin: ParkingBackoffIdleStrategy says
             // why), then park 1 us doubling to 100 ms; parks end at I/O, at a wake and at the stack's next timer
             // deadline (WakeSignal.park)
-            return new ParkingBackoffIdleStrategy(
-                200, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(100), signal);
+            return new ParkingBackoffIdleStrategy(ParkingBackoffIdleStrategy.YIELDS, TimeUnit.MICROSECONDS.toNanos(1),
+                TimeUnit.MILLISECONDS.toNanos(100), signal);
         }
         return wakeable(parseAgrona(spec), signal);
     }

@@ -72,8 +72,6 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     /** Work the stack's host adds to the duty cycle on its agent thread (null: none), and that thread. */
     private AgentExtension extension;
     private Thread extensionThread;
-    /** The work of the last duty cycle, for the extension. */
-    private int lastCycleWork;
     private volatile boolean closing;
 
     private record ConnectionKey(InetAddress local, InetAddress remote, Transport transport)
@@ -174,7 +172,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         if (extension != null && Thread.currentThread() == extensionThread)
         {
             // before the sockets' queues: a send it runs leaves in this cycle
-            work += extension.doWork(lastCycleWork == 0);
+            work += extension.doWork();
         }
         // each list from a start that moves on every cycle, so that no socket or peer is always served last
         final int socketCount = sockets.size();
@@ -218,7 +216,6 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             nextHeartbeatNs = nowNs + HEARTBEAT_PERIOD_NS;
             driverHeartbeat.beat(epochClock.time());
         }
-        lastCycleWork = work;
         return work;
     }
 

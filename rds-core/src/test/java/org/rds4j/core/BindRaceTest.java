@@ -52,7 +52,7 @@ class BindRaceTest
         final AgentExtension runInCycle = new AgentExtension()
         {
             @Override
-            public int doWork(final boolean idle)
+            public int doWork()
             {
                 final Runnable task = inNextCycle.getAndSet(null);
                 if (task != null)

@@ -47,6 +47,19 @@ public final class ThreadWakeUps
         return new ThreadWakeUps(found.get(0));
     }
 
+    /** @return the counter of the calling thread. */
+    public static ThreadWakeUps ofCurrentThread()
+    {
+        try
+        {
+            return new ThreadWakeUps(Path.of("/proc/thread-self").toRealPath());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
     private static List<Path> tasksNamed(final String comm)
     {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task")))
