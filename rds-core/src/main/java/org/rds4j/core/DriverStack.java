@@ -223,8 +223,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             // system call of the driver's and no wake-up (the 64 B round trip through a driver: p50 32 -> 25 us)
             final ParkingBackoffIdleStrategy idle =
                 new ParkingBackoffIdleStrategy(ParkingBackoffIdleStrategy.YIELDS, lookPeriodNs, lookPeriodNs, wakeSignal);
-            invoker = new Invoker(reading, idle, wakeSignal, ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex),
-                true, () -> { });
+            invoker = new Invoker(reading, idle, wakeSignal,
+                ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true, () -> { });
             reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
             wakeSignal.agentThread(reader);
