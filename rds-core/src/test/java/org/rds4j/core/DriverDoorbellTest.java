@@ -93,15 +93,10 @@ class DriverDoorbellTest
     private void roundTrips(final DriverServer driver, final int roundTrips, final LongUnaryOperator pauseNs,
         final Runnable begin, final Runnable end) throws Exception
     {
-        try (RdsStack a = attach(driver, "bell-a"); RdsStack b = attach(driver, "bell-b"))
+        try (RdsStack a = stacks.attach(driver, "bell-a"); RdsStack b = stacks.attach(driver, "bell-b"))
         {
             PingPong.run(a.openSocket().bind(new InetSocketAddress(ip("127.0.74.1"), 7000)),
                 b.openSocket().bind(new InetSocketAddress(ip("127.0.74.2"), 7000)), roundTrips, pauseNs, begin, end);
         }
-    }
-
-    private RdsStack attach(final DriverServer driver, final String name)
-    {
-        return RdsStack.open(stacks.config(name).toBuilder().driverDirectory(driver.directory().toString()).build());
     }
 }

@@ -39,8 +39,7 @@ class DriverIdleTest
     {
         // short names: the kernel keeps 15 characters of a thread's name, and the wake-ups are read by name
         final DriverServer driver = stacks.start(stacks.config("d"));
-        try (RdsStack client = RdsStack.open(stacks.config("c").toBuilder()
-            .driverDirectory(driver.directory().toString()).build()))
+        try (RdsStack client = stacks.attach(driver, "c"))
         {
             final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(ip("127.0.73.1"), 7000));
             final Thread receiver = new Thread(() ->

@@ -58,18 +58,13 @@ class DriverLivenessTest
         stacks.close();
     }
 
-    private RdsStack attach(final DriverServer driver, final String name)
-    {
-        return RdsStack.open(stacks.config(name).toBuilder().driverDirectory(driver.directory().toString()).build());
-    }
-
     @Test
     void aWriterThatFindsTheConnectionFullDoesNotWaitForTheReader() throws Exception
     {
         // a push handler run on the client's reader (a direct executor) holds it, as one that sends and waits for
         // the writers' lock would; meanwhile frames larger than the client's ring fill the connection
         final DriverServer driver = stacks.start(stacks.config("live-room"));
-        try (RdsStack client = attach(driver, "live-room-client"))
+        try (RdsStack client = stacks.attach(driver, "live-room-client"))
         {
             final CountDownLatch holding = new CountDownLatch(1);
             final CountDownLatch release = new CountDownLatch(1);
@@ -136,7 +131,7 @@ class DriverLivenessTest
     {
         final DriverServer driver = stacks.start(stacks.config("live-a"));
         final InetSocketAddress port = new InetSocketAddress(A_IP, 7000);
-        try (RdsStack other = attach(driver, "live-other"))
+        try (RdsStack other = stacks.attach(driver, "live-other"))
         {
             final RawDriverClient dead = new RawDriverClient(driver);
             dead.hello();
@@ -170,7 +165,7 @@ class DriverLivenessTest
         final ThrowingConsumer<RawDriverClient> misbehave) throws Throwable
     {
         final DriverServer driver = stacks.start(stacks.config(name));
-        try (RdsStack good = attach(driver, name + "-good"))
+        try (RdsStack good = stacks.attach(driver, name + "-good"))
         {
             final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, port));
             socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
@@ -217,7 +212,7 @@ class DriverLivenessTest
         }
         Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
         assertEquals(0L, driver.counters().get("driver_clients_gone"));
-        try (RdsStack other = attach(driver, "live-order-other"))
+        try (RdsStack other = stacks.attach(driver, "live-order-other"))
         {
             final RdsSocket again = other.openSocket();
             Await.until(WAIT, () -> Ports.tryBind(again, new InetSocketAddress(A_IP, 7005)), () -> "the port freed");
@@ -248,7 +243,7 @@ class DriverLivenessTest
     void aClientThatWritesOverTheRingToItHarmsOnlyItself() throws Exception
     {
         final DriverServer driver = stacks.start(stacks.config("live-down"));
-        try (RdsStack good = attach(driver, "live-down-good"))
+        try (RdsStack good = stacks.attach(driver, "live-down-good"))
         {
             final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, 7007));
             socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
@@ -378,7 +373,7 @@ class DriverLivenessTest
     {
         final DriverServer driver = smallBufferDriver("live-h");
         // this process's own defaults (1 MiB buffers, 64 MiB at most) are larger than the driver allows
-        try (RdsStack client = attach(driver, "live-h-client"))
+        try (RdsStack client = stacks.attach(driver, "live-h-client"))
         {
             final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(A_IP, 7005));
             assertEquals(256 << 10, socket.getOption(RdsOptions.SO_SNDBUF), "the default, lowered at open");
@@ -422,7 +417,7 @@ class DriverLivenessTest
     void whenTheDriverStopsWaitingAndLaterCallsFailWithECONNRESET() throws Exception
     {
         final DriverServer driver = stacks.start(stacks.config("live-d"));
-        final RdsStack client = attach(driver, "live-client");
+        final RdsStack client = stacks.attach(driver, "live-client");
         try
         {
             final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(A_IP, 7002));
@@ -533,7 +528,7 @@ class DriverLivenessTest
                 + "(driverTimeout %d ms)%n", name, failedMs, timeout.toMillis());
 
             release.run();
-            try (RdsStack other = attach(driver, name + "-other"))
+            try (RdsStack other = stacks.attach(driver, name + "-other"))
             {
                 final RdsSocket again = other.openSocket();
                 Await.until(WAIT, () -> Ports.tryBind(again, address), () -> "the let-go client's port free");

@@ -60,8 +60,7 @@ class DriverProtocolFuzzTest
     {
         stacks = new DriverStacks();
         driver = stacks.start(stacks.config("fuzz-driver"));
-        client = RdsStack.open(stacks.config("fuzz-good").toBuilder()
-            .driverDirectory(driver.directory().toString()).build());
+        client = stacks.attach(driver, "fuzz-good");
         good = client.openSocket();
         // room for what raw clients send it too (a corpus input sends 300 KB), so its own message is never refused
         good.setOption(RdsOptions.SO_RCVBUF, 8 << 20);

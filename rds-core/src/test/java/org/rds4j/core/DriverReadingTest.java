@@ -55,8 +55,7 @@ class DriverReadingTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             final DriverServer driver = stacks.start(stacks.config("read-d"));
-            try (RdsStack client = RdsStack.open(stacks.config("read-c").toBuilder()
-                .driverDirectory(driver.directory().toString()).build()))
+            try (RdsStack client = stacks.attach(driver, "read-c"))
             {
                 final ThreadWakeUps reader = ThreadWakeUps.of("rds4j-driver-client-read-c");
                 final long[] woke = new long[1];
@@ -81,10 +80,7 @@ class DriverReadingTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             final DriverServer driver = stacks.start(stacks.config("read-y"));
-            try (RdsStack a = RdsStack.open(stacks.config("read-ya").toBuilder()
-                     .driverDirectory(driver.directory().toString()).build());
-                 RdsStack b = RdsStack.open(stacks.config("read-yb").toBuilder()
-                     .driverDirectory(driver.directory().toString()).build()))
+            try (RdsStack a = stacks.attach(driver, "read-ya"); RdsStack b = stacks.attach(driver, "read-yb"))
             {
                 final ThreadWakeUps requester = ThreadWakeUps.ofCurrentThread();
                 final long[] woke = new long[1];
@@ -127,8 +123,7 @@ class DriverReadingTest
     {
         final int big = DriverRing.DOWN_CAPACITY / 8 + 1;
         final DriverServer driver = stacks.start(stacks.config("read-o"));
-        try (RdsStack client = RdsStack.open(stacks.config("read-oc").toBuilder()
-            .driverDirectory(driver.directory().toString()).build()))
+        try (RdsStack client = stacks.attach(driver, "read-oc"))
         {
             final RdsSocket from = client.openSocket();
             final RdsSocket to = client.openSocket();
@@ -177,10 +172,8 @@ class DriverReadingTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             final DriverServer driver = stacks.start(stacks.config("read-s"));
-            try (RdsStack client = RdsStack.open(stacks.config("read-sc").toBuilder()
-                .driverDirectory(driver.directory().toString()).build());
-                RdsStack sending = RdsStack.open(stacks.config("read-ss").toBuilder()
-                .driverDirectory(driver.directory().toString()).build()))
+            try (RdsStack client = stacks.attach(driver, "read-sc");
+                 RdsStack sending = stacks.attach(driver, "read-ss"))
             {
                 final RdsSocket from = sending.openSocket().bind(new InetSocketAddress(ip("127.0.75.8"), 7000));
                 final RdsSocket to = client.openSocket().bind(new InetSocketAddress(ip("127.0.75.9"), 7000));

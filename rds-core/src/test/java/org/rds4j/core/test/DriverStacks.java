@@ -56,6 +56,16 @@ public final class DriverStacks extends StackFixture
         return attach(config, start(config));
     }
 
+    /**
+     * @param driver a running driver.
+     * @param name   the client stack's name ({@link #config}).
+     * @return a client stack attached to {@code driver}, which the caller closes.
+     */
+    public RdsStack attach(final DriverServer driver, final String name)
+    {
+        return RdsStack.open(config(name).toBuilder().driverDirectory(driver.directory().toString()).build());
+    }
+
     private RdsStack attach(final RdsStackConfig config, final DriverServer driver)
     {
         return track(new Node(RdsStack.open(config.toBuilder().driverDirectory(driver.directory().toString()).build()),
