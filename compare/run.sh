@@ -360,7 +360,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "Run $(date -u '+%Y-%m-%d %H:%M UTC'), $ELAPSED s, $TOTAL runs ($REPS per case and system$([ "$QUICK" = 1 ] && echo ', --quick: shorter windows, indicative only'))."
   echo
   [ -n "$RECORD_DIR" ] && echo "- raw results: \`${RECORD_DIR#"$ROOT"/}/\` (its name ends with the commit measured)"
-  echo "- machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; kernel $(uname -r); $(free -g | awk '/^Mem:/ {print $2 " GiB RAM"}')"
+  echo "- machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; kernel $(uname -r); $(free -g | awk '/^Mem:/ {print $2 " GiB RAM"}'); TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo unknown)"
   echo "- java: $JAVA_VERSION"
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} round trips and ${RTT_WARMUP} s + ${RT} round trips"
