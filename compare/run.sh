@@ -339,7 +339,13 @@ for bench in $CASES; do
     fi
   done
 done
+# handoff: ns to move a cache line between the CPUs; on a VM it changes with the host's placement of the vCPUs,
+# and with it whole stretches of runs (HandOff.java), so meta.md records it before the run and after each repetition
+handoff() {
+  "$JAVA" -cp "$JAR" org.rds4j.compare.Main handoff 2>/dev/null | sed -n 's/^HANDOFF //p'
+}
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+HANDOFFS=$(handoff)
 START_TS=$(date +%s)
 echo "run.sh: $TOTAL runs ($REPS repetitions x cases [$CASES] x systems [$SYSTEMS], less those skipped); results in $OUT"
 for rep in $(seq 1 "$REPS"); do
@@ -350,6 +356,7 @@ for rep in $(seq 1 "$REPS"); do
       fi
     done
   done
+  HANDOFFS="$HANDOFFS, $(handoff)"
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_TS ))
@@ -363,6 +370,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; kernel $(uname -r); $(free -g | awk '/^Mem:/ {print $2 " GiB RAM"}'); TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo unknown)"
   echo "- java: $JAVA_VERSION"
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
+  echo "- a cache line's hand-off between the CPUs, ns (\`handoff\`: before the run, then after each repetition): $HANDOFFS"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} round trips and ${RTT_WARMUP} s + ${RT} round trips"
   echo "- JVM options: \`$JAVA_OPTS\`"
   echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; rds4j-driver: \`$RDS4J_DRIVER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"

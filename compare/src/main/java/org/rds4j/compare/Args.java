@@ -15,7 +15,8 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The comparison suite's command line, parsed by picocli: {@code <system>-<role>} or {@code report}, then options.
+ * The comparison suite's command line, parsed by picocli: {@code <system>-<role>}, {@code report} or
+ * {@code handoff}, then options.
  * Every option of every system and of the report is declared here, so an unknown or misspelt option is a usage
  * error, with the help; a value that does not parse is one too. Durations and sizes take the units of the
  * {@code rds} tools ({@link DurationConverter}, {@link SizeConverter}). Defaults stay with the code that reads an
@@ -43,7 +44,7 @@ final class Args
             .footer("", "Durations are seconds (2, 0.5) or a whole number with a unit (500ms); sizes are bytes or k/m/g "
                 + "(powers of 1024). Defaults not shown depend on other options.");
         spec.addPositional(PositionalParamSpec.builder().paramLabel("COMMAND").arity("1").required(true).type(String.class)
-            .description("<rds4j|nio|aeron|jgroups>-<rtt-server|rtt-client|sink|source>, rds4j-driver, or report")
+            .description("<rds4j|nio|aeron|jgroups>-<rtt-server|rtt-client|sink|source>, rds4j-driver, handoff, or report")
             .build());
         spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("Show this help and exit.").build());
         // every role

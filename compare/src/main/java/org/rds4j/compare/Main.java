@@ -13,7 +13,8 @@ package org.rds4j.compare;
  * {@code --port} (first port, default 5000), {@code --server-ip}/{@code --client-ip} (127.0.0.2/127.0.0.1),
  * {@code --timeout} (seconds before the process halts itself, default 120). System options are described on
  * {@link Rds4jBench}, {@link NioBench}, {@link AeronBench} and {@link JGroupsBench}; {@link Args} declares
- * them all, so {@code --help} lists them and an unknown one is a usage error (exit 2).
+ * them all, so {@code --help} lists them and an unknown one is a usage error (exit 2). {@code handoff} measures
+ * what moving a cache line between the CPUs costs ({@link HandOff}), which run.sh records before and after a run.
  */
 public final class Main
 {
@@ -41,6 +42,11 @@ public final class Main
         if (command.equals("report"))
         {
             Report.main(options);
+            return;
+        }
+        if (command.equals("handoff"))
+        {
+            HandOff.run();
             return;
         }
         if (command.equals("rds4j-driver"))

@@ -56,6 +56,15 @@ class ArgsTest
     }
 
     @Test
+    void handoffIsACommandOfItsOwnAndTheHelpNamesIt()
+    {
+        assertEquals("handoff", Args.parse("handoff").command());
+        final StringWriter help = new StringWriter();
+        new CommandLine(Args.spec()).usage(new PrintWriter(help, true));
+        assertTrue(help.toString().contains("handoff"), help.toString());
+    }
+
+    @Test
     void theHelpListsEveryOption()
     {
         final StringWriter help = new StringWriter();
