@@ -248,6 +248,21 @@ system_opts() {
 # ---------------------------------------------------------------- one run
 
 RUN=0
+# handoff: ns to move a cache line between the CPUs. On a VM it changes with the host's placement of the vCPUs, and
+# with it whole stretches of runs (HandOff.java), so each run records it before and after; a run with both above
+# FAR_NS ran with the vCPUs apart
+FAR_NS=150
+handoff() {
+  "$JAVA" -cp "$JAR" org.rds4j.compare.Main handoff 2>/dev/null | sed -n 's/^HANDOFF //p'
+}
+handoff_summary() {
+  # shellcheck disable=SC2086
+  printf '%s\n' $HANDOFFS | sort -n | awk -v far="$FAR_RUNS" -v runs="$RUN" -v limit="$FAR_NS" \
+    '{ v[NR] = $1 } END { if (NR == 0) { print "not measured"; exit }
+      printf "%.1f-%.1f ns, median %.1f; %d of %d runs with both above %d ns (the vCPUs apart)\n",
+        v[1], v[NR], v[int((NR + 1) / 2)], far, runs, limit }'
+}
+
 run_one() {
   local rep=$1 bench=$2 label=$3
   local system=${label%%-*}
@@ -267,8 +282,9 @@ run_one() {
     *) echo "run.sh: unknown case $bench" >&2; exit 2 ;;
   esac
   local common="--port $port --tcp-port $((port + 30)) --warmup $warmup --duration $DURATION --grace 1 --start-timeout 40"
-  local sys_opts
+  local sys_opts handoff_before handoff_after
   sys_opts=$(system_opts "$label" "$bench" | tr '\n' ' ')
+  handoff_before=$(handoff)
   # shellcheck disable=SC2086
   start "$dir/passive.out" "$dir/passive.err" "$system-$passive" $common $case_opts $sys_opts --timeout $((tmo + 20))
   local ppid=$STARTED apid=""
@@ -288,6 +304,12 @@ run_one() {
     stop "$ppid"
   fi
 
+  handoff_after=$(handoff)
+  HANDOFFS="$HANDOFFS $handoff_before $handoff_after"
+  if awk -v b="${handoff_before:-0}" -v a="${handoff_after:-0}" -v limit="$FAR_NS" 'BEGIN { exit !(b > limit && a > limit) }'; then
+    FAR_RUNS=$((FAR_RUNS + 1))
+  fi
+
   local mfile=$dir/passive.out pfile=$dir/active.out
   if [ "$measuring" = active ]; then mfile=$dir/active.out; pfile=$dir/passive.out; fi
   local res peer key value peer_fields=""
@@ -302,7 +324,7 @@ run_one() {
     res="{\"system\":\"$system\",\"error\":\"no result line (see $dir)\"}"
   fi
   local line="{\"bench\":\"$bench\",\"label\":\"$label\",\"rep\":$rep,\"run\":$RUN,${res#\{}"
-  line="${line%\}}$peer_fields}"
+  line="${line%\}}$peer_fields,\"handoff_ns_before\":${handoff_before:-null},\"handoff_ns_after\":${handoff_after:-null}}"
   echo "$line" >> "$RESULTS"
   local summary
   summary=$(sed -n -e 's/.*"error":"\([^"]*\)".*/FAILED: \1/p' <<<"$line")
@@ -316,7 +338,8 @@ run_one() {
       esac
     fi
   fi
-  printf '[%3d/%d] rep %d %-7s %-14s %s\n' "$RUN" "$TOTAL" "$rep" "$bench" "$label" "$summary"
+  printf '[%3d/%d] rep %d %-7s %-14s %s (hand-off %s / %s ns)\n' "$RUN" "$TOTAL" "$rep" "$bench" "$label" "$summary" \
+    "${handoff_before:-?}" "${handoff_after:-?}"
 }
 
 # ---------------------------------------------------------------- main
@@ -339,13 +362,9 @@ for bench in $CASES; do
     fi
   done
 done
-# handoff: ns to move a cache line between the CPUs; on a VM it changes with the host's placement of the vCPUs,
-# and with it whole stretches of runs (HandOff.java), so meta.md records it before the run and after each repetition
-handoff() {
-  "$JAVA" -cp "$JAR" org.rds4j.compare.Main handoff 2>/dev/null | sed -n 's/^HANDOFF //p'
-}
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-HANDOFFS=$(handoff)
+HANDOFFS=""
+FAR_RUNS=0
 START_TS=$(date +%s)
 echo "run.sh: $TOTAL runs ($REPS repetitions x cases [$CASES] x systems [$SYSTEMS], less those skipped); results in $OUT"
 for rep in $(seq 1 "$REPS"); do
@@ -356,7 +375,6 @@ for rep in $(seq 1 "$REPS"); do
       fi
     done
   done
-  HANDOFFS="$HANDOFFS, $(handoff)"
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_TS ))
@@ -370,7 +388,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- machine: $(nproc) CPUs, ${CPU_MODEL:-unknown CPU}; kernel $(uname -r); $(free -g | awk '/^Mem:/ {print $2 " GiB RAM"}'); TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo unknown)"
   echo "- java: $JAVA_VERSION"
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
-  echo "- a cache line's hand-off between the CPUs, ns (\`handoff\`: before the run, then after each repetition): $HANDOFFS"
+  echo "- a cache line's hand-off between the CPUs (\`handoff\`, before and after each run, in \`results.jsonl\`): $(handoff_summary)"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} round trips and ${RTT_WARMUP} s + ${RT} round trips"
   echo "- JVM options: \`$JAVA_OPTS\`"
   echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; rds4j-driver: \`$RDS4J_DRIVER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
