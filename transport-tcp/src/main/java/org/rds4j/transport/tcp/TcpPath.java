@@ -18,12 +18,12 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One TCP connection under an RDS connection: frames are a header then the payload, back to back. Frames are
- * staged, copied into a buffer that one system call writes (a small frame then costs a copy of its bytes
- * instead of an iovec of its own). The stage is the path's {@link TcpSendRing} while it has room: a stage of
- * {@link #ZERO_COPY_MIN_BYTES} or more is then sent with {@code sendfile}, and the kernel copies nothing.
- * Otherwise small frames are staged in a buffer of the path's own and a frame of {@link #DIRECT_WRITE_BYTES} or
- * more is written from its own buffer. A write the socket takes only in part resumes when it has room. Reads go
+ * One TCP connection under an RDS connection: frames are a header then the payload, back to back. A frame of
+ * {@link #DIRECT_WRITE_BYTES} or more is written from its own buffer (a gathering write, with the frames behind
+ * it). Smaller frames are staged, copied into a buffer that one system call writes (a small frame then costs a
+ * copy of its bytes instead of an iovec of its own): the path's {@link TcpSendRing} while it has room, whose
+ * stage of {@link #ZERO_COPY_MIN_BYTES} or more is sent with {@code sendfile}, so the kernel copies nothing;
+ * else a buffer of the path's own. A write the socket takes only in part resumes when it has room. Reads go
  * through a {@link TcpFrameReader}, which validates every header before its payload is awaited.
  * <p>
  * Memory: the read buffer and the copy stage are borrowed from the transport's {@link TcpBufferPool} only while
@@ -39,8 +39,10 @@ final class TcpPath implements TransportPath
     /** Bytes staged per write: big enough that the per-write costs vanish, small enough to stay in cache. */
     static final int STAGE_BYTES = 128 * 1024;
     /**
-     * Frames this large are written from their own buffers, not copied: from about 1 KiB an iovec costs less
-     * than copying the frame into the stage (at 1 KiB, about 25 ns of the sender's CPU per message).
+     * Frames this large are written from their own buffers, not staged: from about 1 KiB an iovec costs less
+     * than copying the frame into the stage (at 1 KiB, about 25 ns of the sender's CPU per message), and the
+     * kernel's one copy from the frame's buffer less than ours into the send ring and its {@code sendfile}
+     * (1 KiB one-way +15 %: benchmarks.md, 2026-11-28).
      */
     static final int DIRECT_WRITE_BYTES = 1024;
     private static final int WRITES_PER_TRANSMIT = 16;
@@ -88,8 +90,9 @@ final class TcpPath implements TransportPath
     private TcpSendRing sendRing;
     private boolean sendRingUnavailable;
     /**
-     * Bytes copied into the socket in writes of {@link #ZERO_COPY_MIN_BYTES} or more while the path had no
-     * ring: bulk traffic, which the ring's memory is worth taking for (a congestion map now and then is not).
+     * Bytes of staged frames copied into the socket in writes of {@link #ZERO_COPY_MIN_BYTES} or more while the
+     * path had no ring: bulk traffic, which the ring's memory is worth taking for (a congestion map now and then
+     * is not).
      */
     private long bulkBytesCopied;
     private final TcpFrameReader reader;
@@ -155,12 +158,9 @@ final class TcpPath implements TransportPath
                 {
                     break;
                 }
-                final ByteBuffer claimed = claimSendRing();
-                if (claimed == null && frames[0].remaining() >= DIRECT_WRITE_BYTES)
+                if (frames[0].remaining() >= DIRECT_WRITE_BYTES)
                 {
-                    final long queuedBefore = bytesQueued;
                     final int completed = writeDirect(count);
-                    countCopied(bytesQueued - queuedBefore);
                     done += Math.max(0, completed);
                     if (completed < count)
                     {
@@ -168,6 +168,7 @@ final class TcpPath implements TransportPath
                     }
                     continue;
                 }
+                final ByteBuffer claimed = claimSendRing();
                 stage = claimed != null ? claimed : borrowCopyStage();
                 final int start = stage.position();
                 done += stageFrames(count);
@@ -214,7 +215,7 @@ final class TcpPath implements TransportPath
         }
     }
 
-    /** A copying write of {@code bytes}: a large one is bulk traffic, which the send ring is taken for. */
+    /** A copying write of {@code bytes} of staged frames: a large one is bulk traffic, which the ring is taken for. */
     private void countCopied(final long bytes)
     {
         if (bytes >= ZERO_COPY_MIN_BYTES)
@@ -252,8 +253,7 @@ final class TcpPath implements TransportPath
 
     /**
      * Copies small frames into the empty stage (write mode), taking more from the connection until the stage
-     * is full or the connection has nothing more. Into the copy stage, a large frame is not copied: it is left
-     * for a direct write.
+     * is full, the connection has nothing more or a large frame comes, which is left for a direct write.
      *
      * @param count frames the connection just gave, in {@link #frames}.
      * @return frames completed.
@@ -264,8 +264,7 @@ final class TcpPath implements TransportPath
         int given = count;
         while (true)
         {
-            final boolean copying = stage == copyStage;
-            for (int f = 0; f < given && stage.hasRemaining() && (!copying || frames[f].remaining() < DIRECT_WRITE_BYTES); f++)
+            for (int f = 0; f < given && stage.hasRemaining() && frames[f].remaining() < DIRECT_WRITE_BYTES; f++)
             {
                 copyToStage(frames[f]);
             }

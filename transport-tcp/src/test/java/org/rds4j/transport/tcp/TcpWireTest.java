@@ -805,10 +805,9 @@ class TcpWireTest
     }
 
     /**
-     * Without a send ring, small frames are staged and written together and frames of
-     * {@link TcpPath#DIRECT_WRITE_BYTES} or more are written from their own buffers; with one, every frame is
-     * staged in it and sent zero-copy (this peer never acks, so a 1 MiB frame overflows the ring and the rest go
-     * the first way). A mix of sizes around the boundary arrives in order with every byte.
+     * Small frames are staged and written together (with a send ring, staged in it and sent zero-copy until it
+     * fills: this peer never acks) and frames of {@link TcpPath#DIRECT_WRITE_BYTES} or more are written from their
+     * own buffers. A mix of sizes around the boundary arrives in order with every byte.
      */
     @ParameterizedTest(name = "send ring {0} bytes")
     @ValueSource(ints = {0, TcpConfig.DEFAULT_TCP_SEND_RING_BYTES})
@@ -822,14 +821,18 @@ class TcpWireTest
     /**
      * Frames through a socket that takes them a little at a time: the stage (the send ring's or the copy stage)
      * and the gathering writes of frames from {@link TcpPath#DIRECT_WRITE_BYTES} up (sizes cross that boundary
-     * every few frames) are written in part again and again, and every frame still arrives whole and in order.
+     * every few dozen frames) are written in part again and again, and every frame still arrives whole and in
+     * order.
      */
     @ParameterizedTest(name = "send ring {0} bytes")
     @ValueSource(ints = {0, TcpConfig.DEFAULT_TCP_SEND_RING_BYTES})
     void stagedAndDirectFramesSurvivePartialWritesInOrder(final int sendRingBytes) throws Exception
     {
-        // payloads from 100 B to twice the direct-write size, crossing it up and down every few messages
-        sendThenExpectInOrder(44, 4096, 20_000, i -> 100 + (i * 397) % (2 * TcpPath.DIRECT_WRITE_BYTES - 100),
+        // runs of 40 staged frames (payloads of 100 B up to the direct-write size) and 10 larger ones, so that the
+        // stages are large enough to take the ring
+        final int small = TcpPath.DIRECT_WRITE_BYTES - RdsHeader.LENGTH - 100;
+        sendThenExpectInOrder(44, 4096, 20_000,
+            i -> (i / 10) % 5 == 4 ? small + 100 + (i * 397) % TcpPath.DIRECT_WRITE_BYTES : 100 + (i * 397) % small,
             sendRingBytes);
         assertTrue(counter("tcp_sndbuf_full") > 0, "writes the socket took in part are counted");
         if (sendRingBytes == 0)

@@ -27,8 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
- * Zero-copy sends ({@link TcpSendRing}): large writes go out with {@code sendfile} from shared memory, whose
- * pages the socket holds until the peer reads them. The tests freeze the receiving stack (INVOKER mode, not
+ * Zero-copy sends ({@link TcpSendRing}): large writes of small frames go out with {@code sendfile} from shared
+ * memory, whose pages the socket holds until the peer reads them; frames of {@link TcpPath#DIRECT_WRITE_BYTES}
+ * or more never use it. The tests freeze the receiving stack (INVOKER mode, not
  * invoked) so that everything sent stays unread in the kernel, and check every byte once it is read. Stacks
  * listen on TCP port 28100 and use 127.0.50.x.
  */
@@ -38,19 +39,22 @@ class ZeroCopySendTest
     private static final InetAddress A_IP = ip("127.0.50.1");
     private static final InetAddress B_IP = ip("127.0.50.2");
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final int SIZE = 1024;
+    /** A payload whose frame (1,008 bytes) is staged: under {@link TcpPath#DIRECT_WRITE_BYTES}. */
+    private static final int SIZE = 960;
     private static final int RING = TcpConfig.MIN_TCP_SEND_RING_BYTES;
     /** Messages per round: about 2 MiB, eight times the ring, and less than loopback TCP buffers hold unread. */
     private static final int PER_ROUND = 2_000;
 
     private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
-    private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
+    private final ByteBuffer out = ByteBuffer.allocateDirect(TcpPath.DIRECT_WRITE_BYTES);
+    /** The payload every message has. */
+    private int size = SIZE;
     private long nextToSend;
     private long nextExpected;
     private int badMessages;
     private final RdsMessageHandler verifier = (from, payload) ->
     {
-        if (Payloads.sequence(payload) != nextExpected++ || payload.remaining() != SIZE || !Payloads.verify(payload))
+        if (Payloads.sequence(payload) != nextExpected++ || payload.remaining() != size || !Payloads.verify(payload))
         {
             badMessages++;
         }
@@ -92,7 +96,7 @@ class ZeroCopySendTest
             sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100)).configureBlocking(false);
             sb = b.openSocket().bind(new InetSocketAddress(B_IP, 101)).configureBlocking(false);
             // the connection and its handshake need both stacks running
-            assertEquals(SIZE, sa.send(Payloads.fill(out, 1, nextToSend++, SIZE), sb.localAddress()));
+            assertEquals(size, sa.send(Payloads.fill(out, 1, nextToSend++, size), sb.localAddress()));
             receiveAll();
         }
 
@@ -102,8 +106,8 @@ class ZeroCopySendTest
             final long transmittedBefore = counter(a, "send_transmitted");
             for (int i = 0; i < count; i++)
             {
-                final int result = sa.send(Payloads.fill(out, 1, nextToSend, SIZE), sb.localAddress());
-                assertEquals(SIZE, result, () -> "send: " + RdsResult.name(result));
+                final int result = sa.send(Payloads.fill(out, 1, nextToSend, size), sb.localAddress());
+                assertEquals(size, result, () -> "send: " + RdsResult.name(result));
                 nextToSend++;
             }
             Await.until(WAIT, () -> a.invoke() >= 0 && counter(a, "send_transmitted") - transmittedBefore == count,
@@ -186,7 +190,7 @@ class ZeroCopySendTest
     @Test
     void acksOfRetransmissionsDoNotFreeTheNewConnectionsPages() throws Exception
     {
-        final int n = 300; // 314 KiB of frames: more than the ring
+        final int n = 300; // 295 KiB of frames: more than the ring
         final RdsStack a = stacks.open(stacks.config("zc-a").toBuilder()
             .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(RING).build())
             .sendBufferBytes(8 << 20).build());
@@ -247,10 +251,10 @@ class ZeroCopySendTest
         assertEquals(TcpConfig.DEFAULT_TCP_SEND_RING_BYTES, TcpConfig.of(a.config()).tcpSendRingBytes());
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100)).configureBlocking(false);
         final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 101)).configureBlocking(false);
-        // the ring is taken once a quarter of it (512 KiB) has been copied in large writes: 8 bursts
+        // the ring is taken once a quarter of it (512 KiB) has been copied in large writes: 9 bursts
         for (int burst = 0; burst < 16; burst++)
         {
-            // held, the agent takes the burst in one duty cycle: one stage of 64 frames, 68 KiB
+            // held, the agent takes the burst in one duty cycle: one stage of 64 frames, 63 KiB
             gate.hold = true;
             Await.until(WAIT, () -> gate.held, () -> "the agent held");
             for (int i = 0; i < 64; i++)
@@ -269,9 +273,9 @@ class ZeroCopySendTest
     void aConnectionTakesItsRingOnlyOnceAQuarterOfItHasBeenCopiedInLargeWrites() throws Exception
     {
         final Pair p = new Pair(RING);
-        // bursts of 16 messages: one stage of 17,152 bytes each; with the first stage (congestion map and probe,
-        // 8,288 bytes) three come to 59,744 bytes copied, under a quarter of the ring (65,536)
-        for (int burst = 0; burst < 3; burst++)
+        // bursts of 16 messages: one stage of 16,128 bytes each (the congestion map, 8,240 bytes, is written from
+        // its own buffer and does not count); four come to 64,512 bytes copied, under a quarter of the ring (65,536)
+        for (int burst = 0; burst < 4; burst++)
         {
             p.round(16);
         }
@@ -288,6 +292,27 @@ class ZeroCopySendTest
         final Pair p = new Pair(0);
         p.round(PER_ROUND);
         assertEquals(0L, counter(p.a, "tcp_zero_copy_bytes"));
+    }
+
+    /**
+     * Frames of {@link TcpPath#DIRECT_WRITE_BYTES} or more go out in gathering writes from their own buffers, ring
+     * or not: the kernel's one copy costs less than ours into the ring and its {@code sendfile}. Nor do they count
+     * towards taking the ring, so a connection that only streams them never maps one.
+     */
+    @Test
+    void largeFramesAreWrittenFromTheirOwnBuffersAndNeverTakeTheRing() throws Exception
+    {
+        size = TcpPath.DIRECT_WRITE_BYTES - 48; // a frame of exactly DIRECT_WRITE_BYTES
+        final Pair p = new Pair(RING);
+        for (int round = 0; round < 4; round++)
+        {
+            p.round(PER_ROUND); // 2 MiB a round: eight times what takes the ring in staged frames
+        }
+        assertEquals(1 + 4 * PER_ROUND, counter(p.b, "recv_delivered"));
+        assertEquals(0L, counter(p.a, "tcp_zero_copy_bytes"));
+        size = SIZE; // and then small frames: the connection takes its ring once they have filled a quarter of it
+        p.round(PER_ROUND);
+        assertTrue(counter(p.a, "tcp_zero_copy_bytes") > 0, "staged frames go out zero-copy");
     }
 
     @Test
