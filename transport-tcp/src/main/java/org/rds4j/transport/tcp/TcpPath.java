@@ -34,8 +34,14 @@ import java.util.concurrent.TimeUnit;
 final class TcpPath implements TransportPath
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpPath.class);
-    /** Frames taken from the connection per fill of the staging buffer. */
+    /** Frames taken from the connection per fill of the stage. */
     private static final int FRAMES_PER_FILL = 64;
+    /**
+     * Frames taken per fill while the path writes large frames from their own buffers: one gathering write of 256
+     * (about 270 KiB at 1 KiB) carried 7-12 % more 1 KiB messages than 64 did, where 256 for the stage too made
+     * 64 B about 3 % slower (benchmarks.md, 2026-11-28).
+     */
+    private static final int FRAMES_PER_DIRECT_FILL = 256;
     /** Bytes staged per write: big enough that the per-write costs vanish, small enough to stay in cache. */
     static final int STAGE_BYTES = 128 * 1024;
     /**
@@ -65,7 +71,7 @@ final class TcpPath implements TransportPath
     private final TransportCounters counters;
     private final AtomicCounter sndbufFull;
     private final AtomicCounter zeroCopyBytes;
-    private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_FILL];
+    private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_DIRECT_FILL];
     private final TcpBufferPool buffers;
     /** The stage while nothing is staged: empty, never written to. */
     private final ByteBuffer noStage = ByteBuffer.allocate(0);
@@ -79,6 +85,8 @@ final class TcpPath implements TransportPath
      * claimed memory, or {@link #noStage}.
      */
     private ByteBuffer stage = noStage;
+    /** The last fill began with a large frame, written from its own buffer: the next fill takes more frames. */
+    private boolean writingDirect;
     /** The stage is a committed region of the send ring, written with {@code sendfile}. */
     private boolean stageZeroCopy;
     /** Bytes of shared memory for the send ring; 0: frames are always copied into the socket. */
@@ -107,7 +115,7 @@ final class TcpPath implements TransportPath
     private TcpUnackedBytes unackedBytes;
     private final TcpAckedFrames writtenFrames = new TcpAckedFrames();
     /** Where each frame of a direct write started, while its frames' ends are wanted. */
-    private final int[] startPositions = new int[FRAMES_PER_FILL];
+    private final int[] startPositions = new int[FRAMES_PER_DIRECT_FILL];
     /** Bytes staged or written directly since the socket connected: the stream offset of the next byte. */
     private long bytesQueued;
     /** Bytes written to the socket since it connected. */
@@ -153,12 +161,14 @@ final class TcpPath implements TransportPath
         {
             if (!stage.hasRemaining())
             {
-                final int count = connection.fillTransmit(frames, FRAMES_PER_FILL);
+                final int count =
+                    connection.fillTransmit(frames, writingDirect ? FRAMES_PER_DIRECT_FILL : FRAMES_PER_FILL);
                 if (count == 0)
                 {
                     break;
                 }
-                if (frames[0].remaining() >= DIRECT_WRITE_BYTES)
+                writingDirect = frames[0].remaining() >= DIRECT_WRITE_BYTES;
+                if (writingDirect)
                 {
                     final int completed = writeDirect(count);
                     done += Math.max(0, completed);
