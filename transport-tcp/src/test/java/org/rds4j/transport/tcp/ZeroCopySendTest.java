@@ -13,6 +13,7 @@ import org.rds4j.core.test.AgentGate;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.Payloads;
 import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -283,7 +284,7 @@ class ZeroCopySendTest
         p.round(16);
         final long zeroCopyBefore = counter(p.a, "tcp_zero_copy_bytes");
         p.round(16);
-        assertEquals(zeroCopyBefore + 16 * (SIZE + 48), counter(p.a, "tcp_zero_copy_bytes"), "the ring is taken");
+        assertEquals(zeroCopyBefore + 16 * (SIZE + RdsHeader.LENGTH), counter(p.a, "tcp_zero_copy_bytes"), "the ring is taken");
     }
 
     @Test
@@ -302,7 +303,7 @@ class ZeroCopySendTest
     @Test
     void largeFramesAreWrittenFromTheirOwnBuffersAndNeverTakeTheRing() throws Exception
     {
-        size = TcpPath.DIRECT_WRITE_BYTES - 48; // a frame of exactly DIRECT_WRITE_BYTES
+        size = TcpPath.DIRECT_WRITE_BYTES - RdsHeader.LENGTH; // a frame of exactly DIRECT_WRITE_BYTES
         final Pair p = new Pair(RING);
         for (int round = 0; round < 4; round++)
         {
