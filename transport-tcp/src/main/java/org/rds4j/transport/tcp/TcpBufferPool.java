@@ -23,7 +23,8 @@ final class TcpBufferPool
     /** Bytes of the smallest class in the transport's pool: one duty cycle's read ({@code READ_BYTES_PER_CYCLE}). */
     static final int DEFAULT_SMALLEST_CLASS = 64 * 1024;
     /**
-     * Idle bytes the transport's pool keeps: 64 read buffers, or 32 copy stages, or 3 largest frames. A buffer is
+     * Idle bytes the transport's pool keeps: 64 read buffers (16 of a streaming connection's, 256 KiB), or 32 copy
+     * stages, or 3 largest frames. A buffer is
      * lent only to a connection that is mid-frame or mid-write, so this covers a burst in which 64 connections are
      * mid-frame at once, or three receive 1 MiB messages at once, without the next such burst allocating; what a
      * larger burst needed is left to the collector (and {@code tcp_buffer_alloc} shows it if that repeats).

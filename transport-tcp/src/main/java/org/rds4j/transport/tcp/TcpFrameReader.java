@@ -13,10 +13,11 @@ import java.nio.ByteBuffer;
  * stops the reader for good ({@link #invalidVerdict()}).
  * <p>
  * Memory: one direct buffer, borrowed from a {@link TcpBufferPool} only while it holds bytes: a read takes one of
- * the pool's smallest class, and a parse that leaves nothing (the stream is between frames) gives it back. It is
- * grown (to the next class that holds the announced frame, at least doubling) only for a frame whose header passed
- * validation, so never beyond one largest frame ({@link #MAX_FRAME} = 48 + 1 MiB) whatever the input; a grown
- * buffer goes back to the pool like any other once the frame is handed out. Frames are handed out in place (no
+ * the class its owner asks for (the pool's smallest, or a larger one while the connection streams), and a parse
+ * that leaves nothing (the stream is between frames) gives it back. Beyond what the owner asks, it is grown (to the
+ * next class that holds the announced frame, at least doubling) only for a frame whose header passed validation,
+ * so never beyond one largest frame ({@link #MAX_FRAME} = 48 + 1 MiB) whatever the input; a grown buffer goes back
+ * to the pool like any other once the frame is handed out. Frames are handed out in place (no
  * copy). Not thread safe: the agent thread owns it.
  */
 final class TcpFrameReader
@@ -60,16 +61,22 @@ final class TcpFrameReader
 
     /**
      * Where the next bytes go (a channel read): fill from its position, then call {@link #parse}. Borrows a buffer
-     * from the pool if none is held. After a parse that found no invalid header it always has room, as it is grown
-     * to hold the whole frame being received.
+     * of at least {@code minCapacity} from the pool if none is held, and grows a smaller one held (its bytes, at
+     * most one frame begun, are copied); a larger one is kept until it is given back between frames. After a parse
+     * that found no invalid header it always has room, as it is grown to hold the whole frame being received.
      *
+     * @param minCapacity bytes the buffer should hold, at most {@link #MAX_FRAME}; 0 for the pool's smallest class.
      * @return the read buffer, in write mode.
      */
-    ByteBuffer buffer()
+    ByteBuffer buffer(final int minCapacity)
     {
         if (buffer == NONE)
         {
-            use(pool.acquire(0));
+            use(pool.acquire(minCapacity));
+        }
+        else if (buffer.capacity() < minCapacity)
+        {
+            grow(minCapacity);
         }
         return buffer;
     }
@@ -163,7 +170,7 @@ final class TcpFrameReader
 
     /**
      * Feeds bytes from {@code source} until it is empty or an invalid header is found: copies what fits,
-     * parses, repeats. The channel-free form of {@link #buffer()} plus {@link #parse}.
+     * parses, repeats. The channel-free form of {@link #buffer(int)} plus {@link #parse}.
      *
      * @param source  the bytes; its position advances past what was taken.
      * @param handler receives the frames.
@@ -174,7 +181,7 @@ final class TcpFrameReader
         int count = 0;
         while (source.hasRemaining() && invalidVerdict == RdsHeader.VALID)
         {
-            final ByteBuffer buffer = buffer();
+            final ByteBuffer buffer = buffer(0);
             final int chunk = Math.min(source.remaining(), buffer.remaining());
             if (chunk == 0)
             {

@@ -10,6 +10,7 @@ import org.rds4j.core.CoreStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.Payloads;
 import org.rds4j.core.test.TestStacks;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,10 +18,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
 
@@ -225,5 +230,72 @@ class TcpBufferMemoryTest
         runUntil(() -> pool.lentBytes() == 0, () -> "lent " + pool.lentBytes());
         settle();
         assertIdle(b, 2L * READ_BUFFER + STAGE);
+    }
+
+    @Test
+    void aConnectionWhoseReadsTakeAllTheyAskForReadsMoreAndGoesBackToTheSmallBufferWhenItSlows() throws Exception
+    {
+        open();
+        exchange(1, SMALL);
+        settle();
+        final TcpBufferPool pool = transport(b).bufferPool();
+        final long receivedBefore = receivedByB;
+        final long allocated;
+        final long idle;
+        final int frames = 4096;
+        final int size = 1024;
+        final ByteBuffer payload = ByteBuffer.allocate(size);
+        final AtomicLong written = new AtomicLong(-1);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (FakePeer stranger = FakePeer.connect(STRANGER_IP, new InetSocketAddress(B_IP, TCP_PORT), WAIT))
+        {
+            final Thread writer = new Thread(() ->
+            {
+                try
+                {
+                    stranger.answerProbes(false);
+                    stranger.readUntil(WAIT, FakePeer.Frame::isHandshakeProbe, "b's handshake probe");
+                    stranger.sendHandshakePong();
+                    written.set(0);
+                    for (int seq = 1; seq <= frames; seq++)
+                    {
+                        Payloads.fill(payload, 1, seq, size);
+                        stranger.sendData(seq, 0, 4000, 101, 0, payload.array());
+                        written.addAndGet(RdsHeader.LENGTH + size);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            }, "stranger-writer");
+            writer.start();
+            runUntil(() -> written.get() >= 0 || !writer.isAlive(), () -> "the stranger's handshake");
+            // more than one small read's worth waits in b's socket before b reads at all: its first read takes 64 KiB
+            Await.until(WAIT, () -> written.get() >= 2 * READ_BUFFER || !writer.isAlive(), () -> "written " + written);
+            runUntil(() -> receivedByB == receivedBefore + frames, () -> "received " + (receivedByB - receivedBefore) +
+                " of " + frames);
+            writer.join();
+            assertNull(failure.get());
+            assertEquals(TcpPath.READ_BYTES_STREAMING, transport(b).readBufferHighWater(),
+                "a read that took all it asked for is followed by larger ones");
+            settle();
+            allocated = counter(b, "tcp_buffer_alloc");
+            idle = pool.idleBytes();
+            assertEquals(0, pool.lentBytes(), "between frames the streaming connection holds no buffer");
+
+            // one small frame: its read takes less than it asks, and the connection's next read asks the small size
+            Payloads.fill(payload, 1, frames + 1, SMALL);
+            stranger.sendData(frames + 1, 0, 4000, 101, 0, Arrays.copyOf(payload.array(), SMALL));
+            runUntil(() -> receivedByB == receivedBefore + frames + 1, () -> "received " + (receivedByB - receivedBefore));
+            stranger.sendRaw(new byte[20]);
+            runUntil(() -> pool.lentBytes() > 0, () -> "lent " + pool.lentBytes());
+            settle();
+            assertEquals(READ_BUFFER, pool.lentBytes(), "the slowed connection's read buffer is of the small class again");
+            assertEquals(allocated, counter(b, "tcp_buffer_alloc"), "taken from the pool");
+        }
+        runUntil(() -> pool.lentBytes() == 0, () -> "lent " + pool.lentBytes());
+        settle();
+        assertIdle(b, idle);
     }
 }

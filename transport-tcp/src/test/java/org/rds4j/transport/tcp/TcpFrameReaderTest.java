@@ -80,4 +80,28 @@ class TcpFrameReaderTest
         assertEquals(SMALLEST, reader.capacity(), "a read starts with the smallest class");
         assertEquals(2, pool.allocations(), "from the pool: the first buffer came back after the large frame grew");
     }
+
+    @Test
+    void aLargerBufferAskedForKeepsTheFrameBegunAndALargerOneHeldIsKept()
+    {
+        final byte[] two = FakePeer.concat(frame(1000), frame(1000));
+        // a frame and 20 bytes of the next are in: the reader holds a buffer of the smallest class
+        reader.offer(ByteBuffer.wrap(two, 0, 1048 + 20), count);
+        assertEquals(1, frames);
+        assertEquals(SMALLEST, reader.capacity());
+        // the owner asks for 256 KiB (its connection streams): the buffer grows, with the 20 bytes held
+        final ByteBuffer larger = reader.buffer(256 * 1024);
+        assertEquals(256 * 1024, larger.capacity());
+        assertEquals(20, larger.position());
+        assertEquals(256 * 1024, pool.lentBytes(), "the smaller buffer went back");
+        // asking for less keeps what is held
+        assertEquals(256 * 1024, reader.buffer(0).capacity());
+        larger.put(two, 1048 + 20, 1048 - 20);
+        // the second frame parses whole (its header's first 20 bytes crossed the growth), and the buffer goes back
+        assertEquals(1, reader.parse(count));
+        assertEquals(2, frames);
+        assertEquals(RdsHeader.VALID, reader.invalidVerdict());
+        assertEquals(0, reader.capacity());
+        assertEquals(SMALLEST + 256 * 1024, pool.idleBytes());
+    }
 }
