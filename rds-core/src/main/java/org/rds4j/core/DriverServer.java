@@ -110,16 +110,24 @@ public final class DriverServer implements AutoCloseable
             }
             if (conductorAwake)
             {
-                return 0; // it reads the rings itself, in parallel with this thread's transmitting
+                // it reads the rings itself, in parallel with this thread's transmitting, but leaves the large sends
+                int ran = 0;
+                for (final DriverSession session : agentSessions)
+                {
+                    ran += session.runLeftSends();
+                }
+                return ran;
             }
             int ran = 0;
             boolean streams = false;
             for (final DriverSession session : agentSessions)
             {
-                final int now = session.runSends();
-                // a full batch: a client streams, and the conductor runs its frames while this thread transmits
-                streams |= now == DriverSession.AGENT_BATCH;
-                if (now < 0 || now == DriverSession.AGENT_BATCH)
+                final int now = session.runSends(false);
+                // a full batch of small frames: a client streams them, and the conductor runs its frames while this
+                // thread transmits (large sends the agent runs itself, at most a batch of them per cycle)
+                final boolean small = now > 0 && session.streamsSmallFrames();
+                streams |= small;
+                if (now < 0 || small)
                 {
                     wakeConductor();
                 }
@@ -166,6 +174,9 @@ public final class DriverServer implements AutoCloseable
     final AtomicLong clientsGone = new AtomicLong();
     final AtomicLong clientsCutOff = new AtomicLong();
     final AtomicLong droppedSendBytes = new AtomicLong();
+    /** Clients' sends run by the stack's agent (from the rings) and by the conductor: one writer each. */
+    final AtomicLong sendsByAgent = new AtomicLong();
+    final AtomicLong sendsByConductor = new AtomicLong();
 
     private DriverServer(final RdsStackConfig config, final StackOptions options, final Path directory,
         final boolean groupAccess) throws IOException
@@ -345,6 +356,8 @@ public final class DriverServer implements AutoCloseable
         counters.put("driver_clients_gone", clientsGone.get());
         counters.put("driver_clients_cut_off", clientsCutOff.get());
         counters.put("driver_dropped_send_bytes", droppedSendBytes.get());
+        counters.put("driver_sends_by_agent", sendsByAgent.get());
+        counters.put("driver_sends_by_conductor", sendsByConductor.get());
         return counters;
     }
 
@@ -373,6 +386,12 @@ public final class DriverServer implements AutoCloseable
     {
         tasks.offer(task);
         wakeConductor();
+    }
+
+    /** Whether the agent runs duty cycles and reads the rings in them whenever the conductor sleeps. */
+    boolean agentRunsRings()
+    {
+        return agentWatching;
     }
 
     private void wakeConductor()

@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static org.rds4j.core.DriverProtocol.ADDRESS;
@@ -68,8 +69,21 @@ final class DriverSession
      * batch whole, and takes a few per cycle (so the messages it holds stay within its sockets' receive rings).
      */
     private static final int BATCH_BYTES = 64 << 10;
-    /** The most frames the agent runs from a ring per duty cycle; the conductor is woken for the rest. */
+    /**
+     * The most frames the agent runs from a ring per duty cycle, large sends apart (below); a full batch is a client
+     * streaming small frames, for which the conductor is woken.
+     */
     static final int AGENT_BATCH = 4;
+    /**
+     * A send of at least this many payload bytes the agent runs in its turn even behind the socket's unacked messages
+     * (a stream): its copy into the socket's send ring and the kernel's copy out of that happen on one CPU, where the
+     * conductor queueing a stream for the agent moves each payload between the CPUs (1 KiB one-way through a driver
+     * about +18 %). A stream of smaller sends gains more from the conductor's parallel work than it loses to the
+     * moves (64 B about -4 % when the agent ran those too), and goes to the conductor as before.
+     */
+    static final int AGENT_STREAM_PAYLOAD = 1024;
+    /** The most large sends the agent runs from a ring per duty cycle, besides {@link #AGENT_BATCH} other frames. */
+    private static final int AGENT_STREAM_BATCH = 64;
     private static final int GROWN = -2;
 
     /** A client's socket. */
@@ -148,6 +162,11 @@ final class DriverSession
      */
     private boolean onAgent;
     private boolean leftToConductor;
+    /** The conductor left a large send in the ring for the agent, which runs it even while the conductor is awake. */
+    private volatile boolean leftToAgent;
+    /** Agent: large sends ({@link #AGENT_STREAM_PAYLOAD}) and other frames run from the ring in this cycle. */
+    private int agentStreamSends;
+    private int agentOthers;
     private final DriverRing.Handler ringFrame = this::ringFrame;
     private int ranFromRing;
     /** The number of the client's next frame to run. */
@@ -279,12 +298,14 @@ final class DriverSession
 
     /**
      * Agent, in its duty cycle: runs the client's sends and {@code CONSUMED} reports from its ring in their turn, as
-     * the conductor would, so that a send is transmitted in the same cycle without waking the conductor. It stops at
-     * any other frame and at a frame that breaks a rule: those the conductor runs, or cuts the client off for.
+     * the conductor would, so that a send is transmitted in the same cycle without waking the conductor: up to
+     * {@link #AGENT_STREAM_BATCH} large sends and {@link #AGENT_BATCH} other frames. It stops at any other frame and
+     * at a frame that breaks a rule: those the conductor runs, or cuts the client off for.
      *
+     * @param streamOnly the conductor is awake and runs the rest: only large sends, which it leaves to the agent.
      * @return how many frames ran, or -1 if the conductor must look at the ring.
      */
-    int runSends()
+    int runSends(final boolean streamOnly)
     {
         if (!lock.tryLock())
         {
@@ -298,7 +319,9 @@ final class DriverSession
             }
             onAgent = true;
             leftToConductor = false;
-            final int ran = runRingFrames(AGENT_BATCH);
+            agentStreamSends = 0;
+            agentOthers = streamOnly ? AGENT_BATCH : 0;
+            final int ran = runRingFrames(AGENT_STREAM_BATCH + AGENT_BATCH);
             if (blockedOn != null)
             {
                 interest(); // a send waits for room in its socket's queue: the connection's reads stop meanwhile
@@ -312,6 +335,28 @@ final class DriverSession
             onAgent = false;
             lock.unlock();
         }
+    }
+
+    /**
+     * Agent, while the conductor is awake: runs the large sends the conductor left in the ring for it, if it left any
+     * since the last call (so a client streaming small frames, all of them the conductor's, costs the agent nothing).
+     *
+     * @return how many ran.
+     */
+    int runLeftSends()
+    {
+        if (!leftToAgent)
+        {
+            return 0;
+        }
+        leftToAgent = false;
+        return Math.max(runSends(true), 0);
+    }
+
+    /** Agent, after {@link #runSends}: whether it ran a full {@link #AGENT_BATCH} of frames other than large sends. */
+    boolean streamsSmallFrames()
+    {
+        return agentOthers == AGENT_BATCH;
     }
 
     /**
@@ -508,12 +553,18 @@ final class DriverSession
         {
             return false; // the frame after: over the connection, not here yet
         }
+        boolean streamSend = false;
         if (onAgent)
         {
             if (!agentMayRun(buffer, index, length))
             {
                 leftToConductor = true;
                 return false;
+            }
+            streamSend = isStreamSend(buffer, index, length);
+            if (streamSend ? agentStreamSends == AGENT_STREAM_BATCH : agentOthers == AGENT_BATCH)
+            {
+                return false; // this cycle's share: the next cycle goes on
             }
         }
         else
@@ -523,6 +574,11 @@ final class DriverSession
             {
                 end(problem);
                 return false;
+            }
+            if (server.agentRunsRings() && isStreamSend(buffer, index, length) && agentMayRun(buffer, index, length))
+            {
+                leftToAgent = true;
+                return false; // the agent's (the stream stays on its CPU)
             }
         }
         try
@@ -545,6 +601,17 @@ final class DriverSession
             return false;
         }
         ranFromRing++;
+        if (onAgent)
+        {
+            if (streamSend)
+            {
+                agentStreamSends++;
+            }
+            else
+            {
+                agentOthers++;
+            }
+        }
         return true;
     }
 
@@ -561,10 +628,26 @@ final class DriverSession
             return false;
         }
         final Entry entry = sockets.get(buffer.getInt(index + DriverProtocol.SOCKET_OFFSET));
-        // a send only into an empty send buffer, as an embedded blocking send transmits in its caller: while earlier
-        // messages are unacked the client streams, and the conductor queues them for the agent to write in batches
-        return entry != null && (type == DriverProtocol.SEND ? entry.socket.sendQueuedBytes() == 0 :
-            !overConsumed(entry, buffer.getLong(index + HEADER)));
+        if (entry == null)
+        {
+            return false;
+        }
+        if (type == DriverProtocol.CONSUMED)
+        {
+            return !overConsumed(entry, buffer.getLong(index + HEADER));
+        }
+        // a small send only into an empty send buffer, as an embedded blocking send transmits in its caller: while
+        // earlier messages are unacked the client streams, and the conductor queues them for the agent to write in
+        // batches; a large one always, but never one that would overrun the buffer (the conductor cuts that client off)
+        final long queued = entry.socket.sendQueuedBytes();
+        return queued == 0 || (isStreamSend(buffer, index, length) && queued < 2L * entry.largestSendBuffer);
+    }
+
+    /** Whether a ring frame the agent may run is a send of at least {@link #AGENT_STREAM_PAYLOAD} bytes. */
+    private static boolean isStreamSend(final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        return buffer.getByte(index + DriverProtocol.TYPE_OFFSET) == DriverProtocol.SEND &&
+            length - HEADER - ADDRESS >= AGENT_STREAM_PAYLOAD;
     }
 
     /** Runs the client's next frame (numbered {@link #nextFrame}); once run, the number after is next. */
@@ -855,6 +938,8 @@ final class DriverSession
             blockedOn = entry;
             return false;
         }
+        final AtomicLong ranBy = onAgent ? server.sendsByAgent : server.sendsByConductor;
+        ranBy.lazySet(ranBy.get() + 1); // its thread's alone
         if (result >= 0)
         {
             entry.accepted += length;
