@@ -8,19 +8,17 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
+import org.rds4j.core.test.OneWayStream;
 import org.rds4j.core.test.PingPong;
 import org.rds4j.core.test.ThreadWakeUps;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -177,38 +175,9 @@ class DriverReadingTest
             {
                 final RdsSocket from = sending.openSocket().bind(new InetSocketAddress(ip("127.0.75.8"), 7000));
                 final RdsSocket to = client.openSocket().bind(new InetSocketAddress(ip("127.0.75.9"), 7000));
-                to.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
                 final int messages = 20_000;
-                final AtomicReference<Exception> failed = new AtomicReference<>();
-                final Thread sender = new Thread(() ->
-                {
-                    final ByteBuffer message = ByteBuffer.allocate(1024);
-                    try
-                    {
-                        for (int i = 0; i < messages; i++)
-                        {
-                            message.clear();
-                            message.putInt(0, i);
-                            from.send(message, to.localAddress());
-                        }
-                    }
-                    catch (final IOException ex)
-                    {
-                        failed.set(ex);
-                    }
-                }, "read-s-sender");
                 final long spilledBefore = client.counters().getOrDefault("recv_ring_spill", 0L);
-                sender.start();
-                final ByteBuffer received = ByteBuffer.allocate(2048);
-                for (int i = 0; i < messages; i++)
-                {
-                    received.clear();
-                    assertEquals(from.localAddress(), to.receive(received), "message " + i);
-                    assertEquals(1024, received.position(), "message " + i + "'s length");
-                    assertEquals(i, received.getInt(0), "message " + i + "'s number");
-                }
-                sender.join(WAIT.toMillis());
-                assertNull(failed.get(), "the sender failed");
+                OneWayStream.run(from, to, messages, 1024);
                 final long spilled = client.counters().getOrDefault("recv_ring_spill", 0L) - spilledBefore;
                 // the reader thread can still run ahead of the taking thread for a while (0-8 % waited outside in 10 runs);
                 // 39-66 % did before

@@ -2,19 +2,15 @@ package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.DriverStacks;
+import org.rds4j.core.test.OneWayStream;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -28,8 +24,6 @@ import static org.rds4j.core.test.TestAddresses.ip;
  */
 class DriverSendsTest
 {
-    private static final Duration WAIT = Duration.ofSeconds(5);
-
     private final DriverStacks stacks = new DriverStacks();
 
     @AfterEach
@@ -53,39 +47,10 @@ class DriverSendsTest
             {
                 final RdsSocket from = sending.openSocket().bind(new InetSocketAddress(ip("127.0.76.1"), 7000));
                 final RdsSocket to = receiving.openSocket().bind(new InetSocketAddress(ip("127.0.76.2"), 7000));
-                to.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
                 final long byAgent = driver.counters().get("driver_sends_by_agent");
                 final long byConductor = driver.counters().get("driver_sends_by_conductor");
                 final int messages = 20_000;
-                final AtomicReference<Exception> failed = new AtomicReference<>();
-                final Thread sender = new Thread(() ->
-                {
-                    final ByteBuffer message = ByteBuffer.allocate(DriverSession.AGENT_STREAM_PAYLOAD);
-                    try
-                    {
-                        for (int i = 0; i < messages; i++)
-                        {
-                            message.clear();
-                            message.putInt(0, i);
-                            from.send(message, to.localAddress());
-                        }
-                    }
-                    catch (final IOException ex)
-                    {
-                        failed.set(ex);
-                    }
-                }, "send-d-sender");
-                sender.start();
-                final ByteBuffer received = ByteBuffer.allocate(2048);
-                for (int i = 0; i < messages; i++)
-                {
-                    received.clear();
-                    assertEquals(from.localAddress(), to.receive(received), "message " + i);
-                    assertEquals(DriverSession.AGENT_STREAM_PAYLOAD, received.position(), "message " + i + "'s length");
-                    assertEquals(i, received.getInt(0), "message " + i + "'s number");
-                }
-                sender.join(WAIT.toMillis());
-                assertNull(failed.get(), "the sender failed");
+                OneWayStream.run(from, to, messages, DriverSession.AGENT_STREAM_PAYLOAD);
                 final long agent = driver.counters().get("driver_sends_by_agent") - byAgent;
                 final long conductor = driver.counters().get("driver_sends_by_conductor") - byConductor;
                 assertEquals(messages, agent + conductor, "each send ran once");
