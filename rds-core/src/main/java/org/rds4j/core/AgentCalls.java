@@ -1,7 +1,9 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.status.AtomicCounter;
 import org.jctools.queues.MessagePassingQueue;
 import org.rds4j.RdsResult;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -19,8 +21,23 @@ import java.util.function.Function;
  */
 final class AgentCalls implements WatchableSocket.Waiting
 {
+    /**
+     * Payloads from which a streaming blocking sender leaves its messages to the agent whatever has piled up: its
+     * copy into the send ring and the agent's write of the messages before run in parallel, which pays more than
+     * the hand-offs cost at these sizes (1 KiB one-way 1-3 % slower with the sender
+     * transmitting them too; benchmarks.md, 2026-11-28).
+     */
+    static final int SENDER_STREAM_PAYLOAD = 1024;
+    /**
+     * Frame bytes waiting in a socket's hand-off queue from which a blocking sender of smaller messages runs a
+     * duty cycle itself: the agent is that far behind the stream, and at these sizes what a message costs is its
+     * hand-off between threads. With 16 KiB the sender ran too many short cycles, with 64 KiB too few.
+     */
+    static final int SENDER_STREAM_BYTES = 32 * 1024;
+
     private final CoreStack stack;
     private final Invoker invoker;
+    private final AtomicCounter callerCycles;
 
     @Override
     public String name()
@@ -35,27 +52,41 @@ final class AgentCalls implements WatchableSocket.Waiting
         stack.wakeAgent();
     }
 
-    AgentCalls(final CoreStack stack, final Invoker invoker)
+    AgentCalls(final CoreStack stack, final Invoker invoker, final AtomicCounter callerCycles)
     {
         this.stack = stack;
         this.invoker = invoker;
+        this.callerCycles = callerCycles;
     }
 
     /**
      * A blocking send has queued its message: runs one duty cycle on the calling thread if no other thread is
-     * running one, so that the message goes out now without waking another thread. In AGENT mode only if it is
-     * the only message in its socket's send buffer (nothing of the socket's queued or unacked: a request, a
-     * reply); otherwise the socket is streaming and its messages are left to the agent, which writes them in
-     * batches, as TCP's Nagle algorithm holds back small segments while earlier ones are unacknowledged. In
-     * INVOKER mode there is no agent to leave them to. When no cycle ran, the thread that drives the stack is
-     * woken.
+     * running one, so that the message goes out now without waking another thread. In AGENT mode only
+     * <ul>
+     * <li>if it is the only message in its socket's send buffer (nothing of the socket's queued or unacked: a
+     * request, a reply), or</li>
+     * <li>if messages under {@link #SENDER_STREAM_PAYLOAD} have piled up in the socket's hand-off queue to
+     * {@link #SENDER_STREAM_BYTES}: the sender then transmits its own stream in batches, as the kernel's
+     * {@code rds_sendmsg} does in its caller, and the agent, finding the duty cycle taken, sleeps.</li>
+     * </ul>
+     * Otherwise the socket is streaming and its messages are left to the agent, which writes them in batches, as
+     * TCP's Nagle algorithm holds back small segments while earlier ones are unacknowledged. In INVOKER mode there
+     * is no agent to leave them to. When no cycle ran, the thread that drives the stack is woken.
      *
      * @param outbound the sending socket's queue: a message a busy sender's cycle left in it needs the agent.
      * @param alone    the message is the only one in the socket's send buffer.
+     * @param length   the message's payload bytes.
      */
-    void afterBlockingSend(final MessagePassingQueue<Message> outbound, final boolean alone)
+    void afterBlockingSend(final MessagePassingQueue<Message> outbound, final boolean alone, final int length)
     {
-        if ((invoker.hasAgentThread() && !alone) || !invoker.tryInvoke() || !outbound.isEmpty())
+        final boolean runs = alone || !invoker.hasAgentThread() || (length < SENDER_STREAM_PAYLOAD &&
+            (long)outbound.size() * (RdsHeader.LENGTH + length) >= SENDER_STREAM_BYTES);
+        final boolean ran = runs && invoker.tryInvoke();
+        if (ran)
+        {
+            callerCycles.increment(); // several sending threads may count, one cycle after another
+        }
+        if (!ran || !outbound.isEmpty())
         {
             stack.wakeAgent();
         }

@@ -124,7 +124,7 @@ public final class CoreStack implements RdsStack
             wakeSignal.agentThread(agentThread);
             agentThread.start();
         }
-        this.calls = new AgentCalls(this, invoker);
+        this.calls = new AgentCalls(this, invoker, counters.sendCallerCycles);
         this.mbean = StackMBean.register(this);
         LOG.debug("{} started ({}) with transports {}", config.name(), config.threading(),
             transports.stream().map(Transport::name).toList());

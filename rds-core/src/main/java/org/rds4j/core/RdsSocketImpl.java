@@ -169,7 +169,7 @@ final class RdsSocketImpl extends SocketBase
         {
             if (blocking)
             {
-                stack.calls().afterBlockingSend(outbound, sendQueued.get() == result);
+                stack.calls().afterBlockingSend(outbound, sendQueued.get() == result, result);
             }
             else
             {
@@ -260,7 +260,7 @@ final class RdsSocketImpl extends SocketBase
                 final int result = trySend(src, destination, length, sport);
                 if (result >= 0)
                 {
-                    stack.calls().afterBlockingSend(outbound, sendQueued.get() == result);
+                    stack.calls().afterBlockingSend(outbound, sendQueued.get() == result, result);
                     return result;
                 }
                 if (result == RdsResult.EMSGSIZE)

@@ -43,6 +43,11 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter sendCongBlocked;
     /** Messages sent that were held in pooled memory, not their socket's send ring: too large for it, or it had no room. Application threads. */
     public final AtomicCounter sendRingSpill;
+    /**
+     * Duty cycles a blocking send ran on its calling thread: its message alone in the send buffer, or a stream of
+     * small messages the agent fell behind (in INVOKER mode, every blocking send's). Application threads.
+     */
+    public final AtomicCounter sendCallerCycles;
     /** Pongs sent in answer to pings from bound ports (answers to probes are not counted here). */
     public final AtomicCounter sendPong;
     /** Ack-only frames sent. */
@@ -165,6 +170,7 @@ public final class StackCounters implements TransportCounters
         connIllegalTransition = manager.newCounter("conn_illegal_transition");
         recvRingSpill = manager.newCounter("recv_ring_spill");
         sendRingSpill = manager.newCounter("send_ring_spill");
+        sendCallerCycles = manager.newCounter("send_caller_cycles");
     }
 
     @Override
