@@ -6,15 +6,16 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.MemoryStacks;
+import org.rds4j.core.test.Payloads;
 import org.rds4j.core.wire.RdsHeader;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
  * A blocking sender streaming small messages runs a duty cycle itself once they pile up in its socket's hand-off
@@ -41,7 +42,7 @@ class SenderStreamTest
     void aSenderOfSmallMessagesRunsACycleOnceAQueueOfFramesHasPiledUp() throws Exception
     {
         final int payload = 64;
-        // the last message that stays queued, and the one that makes the sender run a cycle
+        // the most messages that stay queued: one more makes the sender run a cycle
         final int below = (AgentCalls.SENDER_STREAM_BYTES - 1) / (RdsHeader.LENGTH + payload);
         assertEquals(292, below);
         streamsWhileTheAgentIsDormant(payload, below);
@@ -65,12 +66,13 @@ class SenderStreamTest
         final RdsSocket rx = socket(b, "127.0.14.2");
         final int payload = AgentCalls.SENDER_STREAM_PAYLOAD;
         holdTheAgent(a, tx);
+        final ByteBuffer src = ByteBuffer.allocate(payload);
         final long cycles = counter(a, "send_caller_cycles");
         final long queued = counter(a, "send_queued");
         final int count = 200; // over six times the frames that make a sender of smaller messages run a cycle
         for (int n = 0; n < count; n++)
         {
-            assertEquals(payload, tx.send(numbered(payload, n), rx.localAddress()));
+            assertEquals(payload, tx.send(Payloads.fill(src, 1, n, payload), rx.localAddress()));
         }
         assertEquals(0, counter(a, "send_caller_cycles") - cycles, "no cycle on the sending thread");
         assertEquals(0, counter(a, "send_queued") - queued, "every message waits for the agent");
@@ -89,21 +91,22 @@ class SenderStreamTest
         final RdsSocket tx = socket(a, "127.0.14.1");
         final RdsSocket rx = socket(b, "127.0.14.2");
         holdTheAgent(a, tx);
+        final ByteBuffer src = ByteBuffer.allocate(payload);
         final long cycles = counter(a, "send_caller_cycles");
         final long queued = counter(a, "send_queued");
         int n = 0;
         for (; n < below; n++)
         {
-            assertEquals(payload, tx.send(numbered(payload, n), rx.localAddress()));
+            assertEquals(payload, tx.send(Payloads.fill(src, 1, n, payload), rx.localAddress()));
         }
         assertEquals(0, counter(a, "send_caller_cycles") - cycles, "below the pile, no cycle");
         assertEquals(0, counter(a, "send_queued") - queued, "all wait in the socket's queue");
-        assertEquals(payload, tx.send(numbered(payload, n++), rx.localAddress()));
+        assertEquals(payload, tx.send(Payloads.fill(src, 1, n++, payload), rx.localAddress()));
         assertEquals(1, counter(a, "send_caller_cycles") - cycles, "the sender ran one cycle");
         assertEquals(below + 1, counter(a, "send_queued") - queued, "which queued every message to the connection");
         for (int i = 0; i < below; i++, n++)
         {
-            assertEquals(payload, tx.send(numbered(payload, n), rx.localAddress()));
+            assertEquals(payload, tx.send(Payloads.fill(src, 1, n, payload), rx.localAddress()));
         }
         assertEquals(1, counter(a, "send_caller_cycles") - cycles);
         assertEquals(below + 1, counter(a, "send_queued") - queued);
@@ -136,13 +139,6 @@ class SenderStreamTest
         return stack.counters().get(name);
     }
 
-    private static ByteBuffer numbered(final int length, final int n)
-    {
-        final ByteBuffer buffer = ByteBuffer.allocate(length);
-        buffer.putInt(0, n);
-        return buffer;
-    }
-
     private static void receiveInOrder(final RdsSocket rx, final InetSocketAddress from, final int count, final int length)
         throws Exception
     {
@@ -151,20 +147,10 @@ class SenderStreamTest
         {
             dst.clear();
             assertEquals(from, rx.receive(dst), "message " + n);
-            assertEquals(length, dst.position());
-            assertEquals(n, dst.getInt(0), "in order");
-        }
-    }
-
-    private static InetAddress ip(final String address)
-    {
-        try
-        {
-            return InetAddress.getByName(address);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalArgumentException(ex);
+            dst.flip();
+            assertEquals(length, dst.remaining());
+            assertEquals(n, Payloads.sequence(dst), "in order");
+            assertTrue(Payloads.verify(dst), "every byte of message " + n);
         }
     }
 }
