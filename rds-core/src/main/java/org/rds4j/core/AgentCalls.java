@@ -76,11 +76,13 @@ final class AgentCalls implements WatchableSocket.Waiting
      * @param outbound the sending socket's queue: a message a busy sender's cycle left in it needs the agent.
      * @param alone    the message is the only one in the socket's send buffer.
      * @param length   the message's payload bytes.
+     * @param waiting  the socket's messages waiting for the agent in {@code outbound}, this one included.
      */
-    void afterBlockingSend(final MessagePassingQueue<Message> outbound, final boolean alone, final int length)
+    void afterBlockingSend(
+        final MessagePassingQueue<Message> outbound, final boolean alone, final int length, final int waiting)
     {
         final boolean runs = alone || !invoker.hasAgentThread() || (length < SENDER_STREAM_PAYLOAD &&
-            (long)outbound.size() * (RdsHeader.LENGTH + length) >= SENDER_STREAM_BYTES);
+            (long)waiting * (RdsHeader.LENGTH + length) >= SENDER_STREAM_BYTES);
         final boolean ran = runs && invoker.tryInvoke();
         if (ran)
         {

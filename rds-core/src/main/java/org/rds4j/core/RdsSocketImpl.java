@@ -169,7 +169,7 @@ final class RdsSocketImpl extends SocketBase
         {
             if (blocking)
             {
-                stack.calls().afterBlockingSend(outbound, sendQueued.get() == result, result);
+                afterBlockingSend(result);
             }
             else
             {
@@ -260,7 +260,7 @@ final class RdsSocketImpl extends SocketBase
                 final int result = trySend(src, destination, length, sport);
                 if (result >= 0)
                 {
-                    stack.calls().afterBlockingSend(outbound, sendQueued.get() == result, result);
+                    afterBlockingSend(result);
                     return result;
                 }
                 if (result == RdsResult.EMSGSIZE)
@@ -279,6 +279,14 @@ final class RdsSocketImpl extends SocketBase
             sendWaiters.remove(me);
             stack.calls().endRoomWait();
         }
+    }
+
+    /** A blocking send queued its message of {@code length} bytes: see {@link AgentCalls#afterBlockingSend}. */
+    private void afterBlockingSend(final int length)
+    {
+        // the slots taken count the messages waiting for the agent, on a line this thread has just written
+        // (the queue's own size would read the index the agent writes at every message it takes)
+        stack.calls().afterBlockingSend(outbound, sendQueued.get() == length, length, outboundSlots.get());
     }
 
     private int trySend(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
