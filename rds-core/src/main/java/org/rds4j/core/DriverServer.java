@@ -177,6 +177,8 @@ public final class DriverServer implements AutoCloseable
     /** Clients' sends run by the stack's agent (from the rings) and by the conductor: one writer each. */
     final AtomicLong sendsByAgent = new AtomicLong();
     final AtomicLong sendsByConductor = new AtomicLong();
+    /** Messages the agent wrote for clients past their sockets' receive queues (one writer). */
+    final AtomicLong deliveredPast = new AtomicLong();
 
     private DriverServer(final RdsStackConfig config, final StackOptions options, final Path directory,
         final boolean groupAccess) throws IOException
@@ -358,6 +360,7 @@ public final class DriverServer implements AutoCloseable
         counters.put("driver_dropped_send_bytes", droppedSendBytes.get());
         counters.put("driver_sends_by_agent", sendsByAgent.get());
         counters.put("driver_sends_by_conductor", sendsByConductor.get());
+        counters.put("driver_delivered_past_queue", deliveredPast.get());
         return counters;
     }
 

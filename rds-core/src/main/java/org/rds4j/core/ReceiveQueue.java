@@ -322,6 +322,29 @@ final class ReceiveQueue
         return offered - takenBytes.get();
     }
 
+    /**
+     * Agent: whether nothing waits to be taken (messages in the ring or outside it, events), so that the next message
+     * may go past the queue without passing any of them.
+     */
+    boolean isDrained()
+    {
+        final ReceiveRing current = ring;
+        return spilled.isEmpty() && (current == null || current.isEmpty()) && notifications.isEmpty();
+    }
+
+    /**
+     * Agent: a message a driver's session handed to its client past the queue ({@link SocketWatcher#deliverPast}):
+     * counted as offered and held at once, as {@link #offer} and then {@link #hold} would.
+     *
+     * @return the bytes now queued.
+     */
+    long offerHeld(final int length)
+    {
+        final long offered = offeredBytes.getPlain() + length;
+        offeredBytes.setRelease(offered);
+        return offered - takenBytes.get();
+    }
+
     private ReceiveRing ring()
     {
         ReceiveRing current = ring;

@@ -450,6 +450,11 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
         }
     }
 
+    final SocketWatcher watcher()
+    {
+        return watcher;
+    }
+
     final void signalWatcher()
     {
         final SocketWatcher current = watcher;

@@ -424,13 +424,19 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         return dropped;
     }
 
-    /** Hands a received payload to a socket, marking its port congested when its receive buffer overflows. */
+    /**
+     * Hands a received payload to a socket, marking its port congested when its receive buffer overflows. A driver's
+     * session takes it past the socket's queue when that is empty (one copy and one ring fewer per message).
+     */
     @Override
     public void deliver(
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        final long queued = socket.received.offer(sender, buffer, offset, length, counters);
+        final SocketWatcher watcher = socket.watcher();
+        final long queued = watcher != null && socket.received.isDrained() &&
+            watcher.deliverPast(sender, buffer, offset, length) ?
+            socket.received.offerHeld(length) : socket.received.offer(sender, buffer, offset, length, counters);
         wakeups.receivers(socket);
         counters.recvDelivered.incrementOrdered();
         congestion.onReceived(socket, queued);

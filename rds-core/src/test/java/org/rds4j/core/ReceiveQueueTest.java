@@ -5,6 +5,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsReceiveInfo;
 
 import java.net.InetAddress;
@@ -360,6 +361,50 @@ class ReceiveQueueTest
         assertEquals(0, queue.queuedBytes());
         assertNull(queue.takeInto(ByteBuffer.allocate(100), null), "nothing is read from freed memory");
         assertEquals(0, queue.poll((sender, payload) -> { }, 10));
+    }
+
+    /**
+     * A driver's session may take a message past the queue only while nothing waits in it: a message in the ring or
+     * outside it, or an event, would be passed. A message held for the client ({@code offerHeld}) counts as queued
+     * until the client reports it taken, but does not wait here.
+     */
+    @Test
+    void theQueueIsDrainedOnlyWhenNoMessageAndNoEventWaits() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        assertTrue(queue.isDrained(), "new");
+        offer(from, bytes(10, 1));
+        assertFalse(queue.isDrained(), "a message in the ring");
+        queue.takeInto(ByteBuffer.allocate(10), null);
+        assertTrue(queue.isDrained(), "taken");
+
+        offer(from, bytes(2000, 2)); // larger than a record of the 4 KiB ring: it waits outside
+        assertEquals(1, counters.recvRingSpill.get());
+        assertFalse(queue.isDrained(), "a message outside the ring");
+        queue.takeInto(ByteBuffer.allocate(2000), null);
+        assertTrue(queue.isDrained(), "taken");
+
+        final List<InetSocketAddress> uncongested = new ArrayList<>();
+        queue.listener(new RdsNotificationListener()
+        {
+            @Override
+            public void onUncongested(final InetSocketAddress destination)
+            {
+                uncongested.add(destination);
+            }
+        });
+        queue.notifyListener(new Notification(Notification.Kind.UNCONGESTED, from));
+        assertFalse(queue.isDrained(), "an event");
+        assertEquals(0, queue.poll((sender, payload) -> { }, 10));
+        assertEquals(List.of(from), uncongested);
+        assertTrue(queue.isDrained(), "the event delivered");
+
+        assertEquals(100, queue.offerHeld(100), "the bytes queued with the held message");
+        assertTrue(queue.isDrained(), "a held message does not wait here");
+        assertEquals(100, queue.queuedBytes());
+        queue.release(100);
+        assertEquals(0, queue.queuedBytes(), "the client took it");
     }
 
     private ReceiveQueue queue()
