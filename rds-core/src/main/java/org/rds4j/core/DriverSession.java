@@ -133,12 +133,19 @@ final class DriverSession
             }
         }
 
-        /** The thread running the duty cycle: see {@link DriverSession#deliverPast}. */
-        @Override
-        public boolean deliverPast(
+        /**
+         * The thread running the duty cycle ({@link StackAgent#deliver}), with a message for the socket: if its
+         * receive queue holds nothing (no message in its ring or outside it, no event), the session may write the
+         * message for its client at once ({@link DriverSession#deliverPast}); then the queue only counts its bytes
+         * ({@link ReceiveQueue#offerHeld}).
+         *
+         * @return true if written.
+         */
+        boolean deliverPast(
             final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length)
         {
-            return DriverSession.this.deliverPast(this, sender, buffer, offset, length);
+            return socket.received.isDrained() &&
+                DriverSession.this.deliverPast(this, sender, buffer, offset, length);
         }
     }
 

@@ -333,8 +333,9 @@ final class ReceiveQueue
     }
 
     /**
-     * Agent: a message a driver's session handed to its client past the queue ({@link SocketWatcher#deliverPast}):
-     * counted as offered and held at once, as {@link #offer} and then {@link #hold} would.
+     * Agent: a message a driver's session handed to its client past the queue
+     * ({@link DriverSession.Entry#deliverPast}): counted as offered and held at once, as {@link #offer} and then
+     * {@link #hold} would.
      *
      * @return the bytes now queued.
      */

@@ -1,9 +1,5 @@
 package org.rds4j.core;
 
-import org.agrona.DirectBuffer;
-
-import java.net.InetSocketAddress;
-
 /**
  * What waits on a socket besides the threads blocked in its calls: a selector's key ({@link SelectorImpl}) or
  * push delivery ({@link PushDelivery}). A socket has at most one. It is told whenever the socket's blocked
@@ -17,17 +13,4 @@ interface SocketWatcher
      * by application threads (close); never blocks, and allocates nothing on the duty cycle's path.
      */
     void signal();
-
-    /**
-     * The thread running the duty cycle, with a received message for the socket while its receive queue holds
-     * nothing: the watcher may take the message itself, past the queue, if it would only pass it on (a driver's
-     * session, which writes it for its client); then the queue only counts its bytes ({@link ReceiveQueue#offerHeld}).
-     *
-     * @return true if the watcher took the message.
-     */
-    default boolean deliverPast(
-        final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length)
-    {
-        return false;
-    }
 }

@@ -433,9 +433,9 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        final SocketWatcher watcher = socket.watcher();
-        final long queued = watcher != null && socket.received.isDrained() &&
-            watcher.deliverPast(sender, buffer, offset, length) ?
+        // a test of the class, not a call: the sockets a selector or push delivery watches pay nothing for it
+        final long queued = socket.watcher() instanceof DriverSession.Entry session &&
+            session.deliverPast(sender, buffer, offset, length) ?
             socket.received.offerHeld(length) : socket.received.offer(sender, buffer, offset, length, counters);
         wakeups.receivers(socket);
         counters.recvDelivered.incrementOrdered();
