@@ -1112,9 +1112,9 @@ final class DriverSession
      * The thread running the duty cycle, with a message for the socket while its receive queue is empty: writes it
      * straight into the output for the client, as {@link #deliverFrom} would write it once polled from the queue
      * (the copy into the socket's receive ring and its poll saved: 64 B one-way through drivers about +6 %). Only
-     * if the session's lock is free at once and the output has room without growing; else the message goes into the
-     * queue, and so do those after it until the session has taken them, which keeps the order. Held in the socket's
-     * receive buffer until the client reports it taken, as a polled message.
+     * if the session's lock is free at once and the output is below the bound polling keeps to; else the message
+     * goes into the queue, and so do those after it until the session has taken them, which keeps the order. Held in
+     * the socket's receive buffer until the client reports it taken, as a polled message.
      *
      * @return true if written.
      */
@@ -1128,13 +1128,11 @@ final class DriverSession
         }
         try
         {
-            final int frame = HEADER + ADDRESS + length;
-            if (ended || blockedOn == entry || output.capacity() - output.position() < frame || wire.position() > 0 ||
-                !sockets.containsKey(entry.id) || !entry.socket.isOpen())
+            if (ended || !delivers(entry) || !outputHasRoom())
             {
                 return false;
             }
-            final int payload = deliverFrame(entry, sender, length);
+            final int payload = deliverFrame(entry, sender, length); // before out is read: it may grow the output
             out.putBytes(payload, buffer, offset, length);
             server.deliveredPast.lazySet(server.deliveredPast.get() + 1); // the agent's alone
             return true;
@@ -1147,15 +1145,14 @@ final class DriverSession
 
     private void deliverFrom(final Entry entry) throws IOException
     {
-        if (!sockets.containsKey(entry.id) || !entry.socket.isOpen() ||
-            entry.socket.localAddress() == null)
+        if (!delivers(entry))
         {
             return;
         }
         polling = entry;
         try
         {
-            while (output.position() + wire.position() < OUTPUT_HIGH)
+            while (outputHasRoom())
             {
                 if (entry.socket.poll(deliver, POLL_BATCH) < POLL_BATCH)
                 {
@@ -1171,6 +1168,18 @@ final class DriverSession
         {
             polling = null;
         }
+    }
+
+    /** @return whether the entry's socket is still this client's, open and bound: what it receives goes out. */
+    private boolean delivers(final Entry entry)
+    {
+        return sockets.containsKey(entry.id) && entry.socket.isOpen() && entry.socket.localAddress() != null;
+    }
+
+    /** @return whether more deliveries may be written: the output and the bytes for the connection are under it. */
+    private boolean outputHasRoom()
+    {
+        return output.position() + wire.position() < OUTPUT_HIGH;
     }
 
     private void deliver(final InetSocketAddress sender, final ByteBuffer message)
