@@ -68,7 +68,7 @@ import java.net.InetSocketAddress;
  */
 final class DriverProtocol
 {
-    static final int VERSION = 6;
+    static final int VERSION = 7;
     static final String SOCKET_FILE = "driver.sock";
 
     static final int HEADER = 12;

@@ -19,8 +19,8 @@ import java.nio.file.Path;
  * the connection instead, after a {@code SEQ} frame with its number, and the reader merges the two by number; so
  * nothing waits for room in the ring, and a full ring slows the writer to the connection's pace.
  * <p>
- * Layout: a {@link RecordRing} (the records, then the tail and the head), then the doorbell word on a cache line of
- * its own. A record: its length (header included) and its number, two ints, then the frame. A frame costs neither
+ * Layout: a {@link RecordRing} (the records, then the tail and the head), then the doorbell word and the connection
+ * mark, each on a cache line of its own. A record: its length (header included) and its number, two ints, then the frame. A frame costs neither
  * side a fence (but the doorbell's) or an atomic instruction, and nothing is cleared after it is read (agrona's
  * one-to-one ring, used here before, cleared every record and read both positions at every call).
  * <p>
@@ -28,6 +28,11 @@ import java.nio.file.Path;
  * writer that finds set after a write clears, and then rings with a {@code DOORBELL} frame on the connection, which
  * wakes the reader's selector. A reader that is awake reads the ring without being told, so a busy stream makes no
  * system call per frame.
+ * <p>
+ * The connection mark: the number of the last record the writer sent over the connection instead. The client, which
+ * reads the driver's connection only for such records and for doorbells, so reads it while the mark names a record it
+ * has not taken, or its selector saw input: an idle cycle of a client waiting for a reply makes no system call (the
+ * driver, whose reads of its clients' connections are its selector's, does not use the mark of their rings).
  * <p>
  * Neither side trusts what the other may write ({@link RecordRing}): a ring whose tail or records do not fit makes the
  * reader throw, and the driver cuts off the client whose ring it is (and checks every frame in it as it checks those
@@ -50,6 +55,8 @@ final class DriverRing
     private final int capacity;
     /** The doorbell word, after the ring's positions. */
     private final int sleepingIndex;
+    /** The connection mark, a cache line after the doorbell: written by the writer only. */
+    private final int connectionMarkIndex;
 
     private DriverRing(final ByteBuffer memory, final int capacity)
     {
@@ -58,9 +65,13 @@ final class DriverRing
         this.records = new RecordRing(buffer, capacity);
         this.capacity = capacity;
         this.sleepingIndex = capacity + RecordRing.POSITIONS_LENGTH;
+        this.connectionMarkIndex = sleepingIndex + 64;
     }
 
-    /** @return the size of the file of a ring of {@code capacity}: the records, the positions and the doorbell. */
+    /**
+     * @return the size of the file of a ring of {@code capacity}: the records, the positions, the doorbell and the
+     *         connection mark.
+     */
     static int fileBytes(final int capacity)
     {
         return capacity + RecordRing.POSITIONS_LENGTH + 128;
@@ -162,6 +173,21 @@ final class DriverRing
         // at the ring just before it slept would be missed (the reader's side is a volatile store then a load)
         VarHandle.fullFence();
         return buffer.getIntVolatile(sleepingIndex) != 0 && buffer.compareAndSetInt(sleepingIndex, 1, 0);
+    }
+
+    /**
+     * Writer: record {@code number} goes over the connection instead of into the ring (after its {@code SEQ}), so a
+     * reader that is awake reads the connection until it has taken it.
+     */
+    void markConnection(final int number)
+    {
+        buffer.putIntOrdered(connectionMarkIndex, number);
+    }
+
+    /** Reader: the number of the last record the writer sent over the connection instead, 0 if none yet. */
+    int connectionMark()
+    {
+        return buffer.getIntVolatile(connectionMarkIndex);
     }
 
     /**

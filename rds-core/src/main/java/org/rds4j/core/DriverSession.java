@@ -45,7 +45,8 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * When the session flushes, they go in batches ({@link #placeFrames}), numbered 1, 2, ... after the WELCOME: each
  * batch as one record of the client's second ring ({@link DriverRing}), which the client reads without a system call
  * while it is awake, or, if it does not fit there now, onto the connection after a {@code SEQ} frame, written when
- * the channel takes it; the client takes the batches in their order. A {@code DOORBELL} on the connection wakes a
+ * the channel takes it, its number marked in the ring ({@link DriverRing#markConnection}) so that a client that is
+ * awake reads the connection; the client takes the batches in their order. A {@code DOORBELL} on the connection wakes a
  * client that sleeps. One record, and one look at the doorbell, per batch and not per frame. A message that finds its
  * socket's receive queue empty the duty cycle's thread writes into the output itself ({@link #deliverPast}). A
  * message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
@@ -1377,6 +1378,10 @@ final class DriverSession
                 wireOut.putInt(b + 4, length);
                 wireOut.putBytes(at + seq, out, start, length);
                 wire.position(at + seq + length);
+                if (down != null)
+                {
+                    down.markConnection(batchNumber);
+                }
             }
             start = stop;
         }

@@ -951,6 +951,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         private IOException ringProblem;
         /** The last wait ended with the connection readable. */
         private boolean readable;
+        /** The number of the last batch taken from the connection: the driver's mark names a later one, read. */
+        private int fromConnection;
 
         Reading(final ByteBuffer first)
         {
@@ -986,12 +988,13 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 }
                 handedOn = 0;
                 int work = runRingFrames();
-                if (work == 0 || readable || input.position() > 0)
+                if (down.connectionMark() != fromConnection || readable || input.position() > 0)
                 {
-                    // nothing of its turn in the ring (the next batch is on the connection, or nothing is yet), the
-                    // selector saw input (a doorbell, read now rather than found by the next wait), or a batch read
-                    // before waits in the input, maybe for one the ring just gave: nothing of its turn may be left
-                    // there when the thread waits, as a wait looks only at the ring and the connection
+                    // the driver sent a batch not yet taken over the connection (its bytes may still be on the way),
+                    // the selector saw input (a doorbell, read now rather than found by the next wait), or a batch
+                    // read before waits in the input, maybe for one the ring just gave: nothing of its turn may be
+                    // left there when the thread waits, as a wait looks only at the ring and the connection. Else
+                    // the connection holds nothing to read (a doorbell at most): no read, no system call per cycle
                     readable = false;
                     final int read = channel.read(input);
                     if (read < 0)
@@ -1096,6 +1099,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                     break;
                 }
                 dispatchBatch(in, at, batchLength);
+                fromConnection = nextBatch;
                 nextBatch = DriverProtocol.nextFrameNumber(nextBatch);
                 position = at + batchLength;
                 batches++;

@@ -131,6 +131,19 @@ class DriverRingTest
     }
 
     @Test
+    void theConnectionMarkIsTheLastRecordSentOverTheConnectionAndIsNotARecord()
+    {
+        assertEquals(0, reader.connectionMark(), "none yet");
+        writer.markConnection(7);
+        writer.markConnection(9);
+        assertEquals(9, reader.connectionMark(), "the writer's last, through the other mapping");
+        assertTrue(reader.isEmpty(), "a mark is not a record");
+        assertTrue(offer(10, frame(100, 10)));
+        assertEquals(10, reader.nextNumber());
+        assertEquals(9, reader.connectionMark(), "records leave it as it is");
+    }
+
+    @Test
     void aTailOutsideTheRingIsRefused()
     {
         for (final long tail : new long[] {CAPACITY + 8, -8, Long.MIN_VALUE, Long.MAX_VALUE})

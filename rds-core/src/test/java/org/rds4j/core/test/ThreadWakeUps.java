@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * Counts how often a thread of this JVM woke from a wait, from Linux {@code /proc/self/task/TID/status}: each
- * voluntary context switch is one wait (a park, a selector or {@code poll(2)} wait, a blocking read). A count,
+ * voluntary context switch is one wait (a park, a selector or {@code poll(2)} wait, a blocking read); and its read
+ * system calls, from {@code /proc/self/task/TID/io}. A count,
  * unlike CPU time, does not depend on how fast the machine runs the code, so an idle thread that wakes too often
  * shows the same under emulation. Tests only; Linux only.
  */
@@ -79,6 +80,15 @@ public final class ThreadWakeUps
             .filter(l -> l.startsWith("voluntary_ctxt_switches:"))
             .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
             .findFirst().orElseThrow(() -> new AssertionError("no voluntary_ctxt_switches in " + task + "/status"));
+    }
+
+    /** @return the thread's read system calls so far ({@code read(2)} and its kin, {@code syscr}). */
+    public long readCalls()
+    {
+        return read(task.resolve("io")).lines()
+            .filter(l -> l.startsWith("syscr:"))
+            .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
+            .findFirst().orElseThrow(() -> new AssertionError("no syscr in " + task + "/io"));
     }
 
     /** A task that has ended reads as empty. */
