@@ -20,9 +20,10 @@ import java.nio.file.Path;
  * nothing waits for room in the ring, and a full ring slows the writer to the connection's pace.
  * <p>
  * Layout: a {@link RecordRing} (the records, then the tail and the head), then the doorbell word and the connection
- * mark, each on a cache line of its own. A record: its length (header included) and its number, two ints, then the frame. A frame costs neither
- * side a fence (but the doorbell's) or an atomic instruction, and nothing is cleared after it is read (agrona's
- * one-to-one ring, used here before, cleared every record and read both positions at every call).
+ * mark, each on a cache line of its own. A record: its length (header included) and its number, two ints, then the
+ * frame. A frame costs neither side a fence (but the doorbell's) or an atomic instruction, and nothing is cleared
+ * after it is read (agrona's one-to-one ring, used here before, cleared every record and read both positions at every
+ * call).
  * <p>
  * The doorbell: a word the reader sets when it will not look at the ring without being told ({@link #sleeping}) and a
  * writer that finds set after a write clears, and then rings with a {@code DOORBELL} frame on the connection, which

@@ -46,10 +46,10 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * batch as one record of the client's second ring ({@link DriverRing}), which the client reads without a system call
  * while it is awake, or, if it does not fit there now, onto the connection after a {@code SEQ} frame, written when
  * the channel takes it, its number marked in the ring ({@link DriverRing#markConnection}) so that a client that is
- * awake reads the connection; the client takes the batches in their order. A {@code DOORBELL} on the connection wakes a
- * client that sleeps. One record, and one look at the doorbell, per batch and not per frame. A message that finds its
- * socket's receive queue empty the duty cycle's thread writes into the output itself ({@link #deliverPast}). A
- * message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
+ * awake reads the connection; the client takes the batches in their order. A {@code DOORBELL} on the connection
+ * wakes a client that sleeps. One record, and one look at the doorbell, per batch and not per frame. A message that
+ * finds its socket's receive queue empty the duty cycle's thread writes into the output itself ({@link #deliverPast}).
+ * A message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
  * the client reports it taken ({@code CONSUMED}), so the port is marked congested, and released, by what the
  * client's application has not taken, as an embedded socket's is. Sockets are polled while the output and the bytes
  * for the connection hold less than {@link #OUTPUT_HIGH}; past that the session waits for the channel to take them,
