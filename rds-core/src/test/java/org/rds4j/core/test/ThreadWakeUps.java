@@ -76,19 +76,22 @@ public final class ThreadWakeUps
     /** @return the thread's voluntary context switches so far. */
     public long count()
     {
-        return read(task.resolve("status")).lines()
-            .filter(l -> l.startsWith("voluntary_ctxt_switches:"))
-            .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
-            .findFirst().orElseThrow(() -> new AssertionError("no voluntary_ctxt_switches in " + task + "/status"));
+        return field("status", "voluntary_ctxt_switches");
     }
 
     /** @return the thread's read system calls so far ({@code read(2)} and its kin, {@code syscr}). */
     public long readCalls()
     {
-        return read(task.resolve("io")).lines()
-            .filter(l -> l.startsWith("syscr:"))
+        return field("io", "syscr");
+    }
+
+    /** @return the number after {@code name:} in the thread's file {@code file}. */
+    private long field(final String file, final String name)
+    {
+        return read(task.resolve(file)).lines()
+            .filter(l -> l.startsWith(name + ":"))
             .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
-            .findFirst().orElseThrow(() -> new AssertionError("no syscr in " + task + "/io"));
+            .findFirst().orElseThrow(() -> new AssertionError("no " + name + " in " + task + "/" + file));
     }
 
     /** A task that has ended reads as empty. */
