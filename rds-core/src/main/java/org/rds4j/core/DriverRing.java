@@ -30,10 +30,10 @@ import java.nio.file.Path;
  * wakes the reader's selector. A reader that is awake reads the ring without being told, so a busy stream makes no
  * system call per frame.
  * <p>
- * The connection mark: the number of the last record the writer sent over the connection instead. The client, which
- * reads the driver's connection only for such records and for doorbells, so reads it while the mark names a record it
- * has not taken, or its selector saw input: an idle cycle of a client waiting for a reply makes no system call (the
- * driver, whose reads of its clients' connections are its selector's, does not use the mark of their rings).
+ * The connection mark: the number of the last record the writer sent over the connection instead. The driver's
+ * connection brings a client only such records and doorbells, so the client reads it while the mark names a record it
+ * has not taken, or when its selector saw input: an idle cycle of a client waiting for a reply makes no system call.
+ * The driver reads its clients' connections when its selector says, and does not use the mark of their rings.
  * <p>
  * Neither side trusts what the other may write ({@link RecordRing}): a ring whose tail or records do not fit makes the
  * reader throw, and the driver cuts off the client whose ring it is (and checks every frame in it as it checks those
