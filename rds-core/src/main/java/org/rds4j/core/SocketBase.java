@@ -226,8 +226,7 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
     @Override
     public boolean awaitDrained(final Duration timeout) throws IOException
     {
-        ensureOpen();
-        if (sendQueued.get() == 0)
+        if (drained())
         {
             return true;
         }
@@ -253,15 +252,14 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
         {
             while (true)
             {
-                ensureOpen();
-                if (sendQueued.get() == 0)
+                if (drained())
                 {
                     return true;
                 }
                 ensureStack();
                 if (waiting.awaitRoom(timeoutNs, deadlineNs) < 0)
                 {
-                    return sendQueued.get() == 0;
+                    return drained();
                 }
             }
         }
@@ -270,6 +268,17 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
             sendWaiters.remove(me);
             waiting.endRoomWait();
         }
+    }
+
+    /**
+     * Whether no byte is queued, read before the socket's state: a close marks the socket closed before it drops the
+     * queued messages, so a count emptied by a close is never reported as drained.
+     */
+    private boolean drained() throws ClosedChannelException
+    {
+        final boolean drained = sendQueued.get() == 0;
+        ensureOpen();
+        return drained;
     }
 
     static long saturatedNanos(final Duration timeout)
