@@ -957,6 +957,10 @@ final class DriverSession
             blockedOn = entry;
             return false;
         }
+        if (!onAgent)
+        {
+            server.sendsQueued = true; // the conductor wakes the agent at the end of its turn
+        }
         final AtomicLong ranBy = onAgent ? server.sendsByAgent : server.sendsByConductor;
         ranBy.lazySet(ranBy.get() + 1); // its thread's alone
         if (result >= 0)

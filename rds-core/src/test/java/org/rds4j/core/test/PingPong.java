@@ -38,6 +38,19 @@ public final class PingPong
     public static void run(final RdsSocket requester, final RdsSocket responder, final int roundTrips,
         final LongUnaryOperator pauseNs, final Runnable begin, final Runnable end) throws Exception
     {
+        run(requester, responder, roundTrips, pauseNs, begin, end, null);
+    }
+
+    /**
+     * As {@link #run(RdsSocket, RdsSocket, int, LongUnaryOperator, Runnable, Runnable)}, and keeps how long each
+     * round trip took, from the send to the reply's receive.
+     *
+     * @param roundTripNs where round trip {@code i}'s time goes, in nanoseconds; null to keep none.
+     */
+    public static void run(final RdsSocket requester, final RdsSocket responder, final int roundTrips,
+        final LongUnaryOperator pauseNs, final Runnable begin, final Runnable end, final long[] roundTripNs)
+        throws Exception
+    {
         requester.setOption(RdsOptions.SO_RCVTIMEO, TIMEOUT);
         responder.setOption(RdsOptions.SO_RCVTIMEO, TIMEOUT);
         final AtomicReference<Throwable> failed = new AtomicReference<>();
@@ -73,10 +86,15 @@ public final class PingPong
                 LockSupport.parkNanos(left);
             }
             request.clear().putLong(0, i);
+            final long sentNs = System.nanoTime();
             assertEquals(8, requester.send(request, responder.localAddress()));
             reply.clear();
             // a lost message: the receive times out (SO_RCVTIMEO) and throws
             assertEquals(responder.localAddress(), requester.receive(reply), "round trip " + i);
+            if (roundTripNs != null)
+            {
+                roundTripNs[(int)i] = System.nanoTime() - sentNs;
+            }
             assertEquals(i, reply.getLong(0), "round trip " + i);
         }
         end.run();
