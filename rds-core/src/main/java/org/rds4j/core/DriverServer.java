@@ -169,9 +169,9 @@ public final class DriverServer implements AutoCloseable
     private final List<DriverSession> sessions = new ArrayList<>();
     private long ringNumber;
     /**
-     * A session queued a client's send to the stack's agent. The conductor wakes the agent once per turn of its loop,
-     * not per send: at 64 B one-way through drivers, a wake per send cost about 3 % of the rate (alternated pairs,
-     * benchmarks.md).
+     * A session queued a client's send to the stack's agent. The conductor wakes the agent once per read of the rings
+     * and once at the end of each turn of its loop (for the frames it ran from the connections), not per send: at 64 B
+     * one-way through drivers, a wake per send cost about 3 % of the rate (alternated pairs, benchmarks.md).
      */
     boolean sendsQueued;
 
@@ -421,7 +421,6 @@ public final class DriverServer implements AutoCloseable
             {
                 if (drainRings())
                 {
-                    wakeAgentForSends();
                     selector.selectNow(onReady); // busy: the clients' rings are read again at once
                 }
                 else
@@ -515,7 +514,7 @@ public final class DriverServer implements AutoCloseable
         }
     }
 
-    /** @return true if a frame of any client's ring ran. */
+    /** @return true if a frame of any client's ring ran; the sends that ran are the agent's at once. */
     private boolean drainRings()
     {
         boolean ran = false;
@@ -523,6 +522,7 @@ public final class DriverServer implements AutoCloseable
         {
             ran |= sessions.get(i).drainRing(); // a session that ends removes only itself
         }
+        wakeAgentForSends();
         return ran;
     }
 

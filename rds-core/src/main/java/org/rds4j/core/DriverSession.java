@@ -959,7 +959,7 @@ final class DriverSession
         }
         if (!onAgent)
         {
-            server.sendsQueued = true; // the conductor wakes the agent at the end of its turn
+            server.sendsQueued = true; // the conductor wakes the agent after its read or turn
         }
         final AtomicLong ranBy = onAgent ? server.sendsByAgent : server.sendsByConductor;
         ranBy.lazySet(ranBy.get() + 1); // its thread's alone

@@ -222,8 +222,9 @@ final class RdsSocketImpl extends SocketBase
      * A driver's session: queues a message its client admitted. The client tested the destination and its congestion
      * and took the room in its own send buffer, whose bytes this socket's mirror ({@code SO_SNDBUF} set to the
      * client's), so neither is tested again: a map that changed since, or a buffer the client made smaller, must
-     * not lose a message the client was told is sent. Never blocks, and does not wake the stack's agent: the driver's
-     * conductor does, once per turn of its loop ({@link DriverServer}), and the agent needs no wake for its own.
+     * not lose a message the client was told is sent. Never blocks, and does not wake the stack's agent: the
+     * driver's conductor does, once per read of the rings or turn of its loop ({@link DriverServer}), and the agent
+     * needs no wake for its own.
      *
      * @return the length, or {@link RdsResult#EAGAIN} while {@link #outbound} is full (the session tries again once
      *         the agent took some), or a closed socket's {@link RdsResult#ENOTCONN}.

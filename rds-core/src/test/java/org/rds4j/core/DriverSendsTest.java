@@ -62,10 +62,10 @@ class DriverSendsTest
     }
 
     /**
-     * A send the conductor runs is queued for the stack's agent, which may be parked: the conductor wakes it (once per
-     * turn of its loop that queued sends), or the message waits for the agent's next timed wake-up. Requests after
-     * 50 ms pauses find the agent parked, and the conductor, rung by the client, runs most of them
-     * ({@link DriverDoorbellTest}). Their round trips' median was 0.6-1.1 ms here, and 17 ms without the wake
+     * A send the conductor runs is queued for the stack's agent, which may be parked: the conductor wakes it (after the
+     * read of the rings, or the turn of its loop, that queued it), or the message waits for the agent's next timed
+     * wake-up. Requests after 50 ms pauses find the agent parked, and the conductor, rung by the client, runs most of
+     * them ({@link DriverDoorbellTest}). Their round trips' median was 0.6-1.1 ms here, and 17 ms without the wake
      * (12 to 55 ms each): the bound of 5 ms tells the two apart with room on both sides.
      */
     @Test
