@@ -9,7 +9,6 @@ import org.rds4j.core.test.ThreadWakeUps;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.function.LongUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,7 +47,7 @@ class DriverDoorbellTest
             final DriverServer driver = stacks.start(stacks.config("bell-d"));
             final ThreadWakeUps conductor = ThreadWakeUps.of("rds4j-driver-bell-d");
             final long[] woke = new long[1];
-            roundTrips(driver, ROUND_TRIPS, i -> 0, () -> woke[0] = conductor.count(),
+            roundTrips(driver, ROUND_TRIPS, PingPong.Pause.NONE, () -> woke[0] = conductor.count(),
                 () -> woke[0] = conductor.count() - woke[0]);
             assertTrue(woke[0] < ROUND_TRIPS / 10, "the conductor woke " + woke[0] + " times in " + ROUND_TRIPS +
                 " round trips");
@@ -64,15 +63,17 @@ class DriverDoorbellTest
     void everyRequestIsReadWhileTheAgentStopsBetweenThem()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> roundTrips(stacks.start(stacks.config("bell-p")),
-            2_000, i -> (i % 11) * 100_000L, () -> { }, () -> { }), "a frame in the ring was never read");
+            2_000, PingPong.Pause.nanos(i -> (i % 11) * 100_000L), () -> { }, () -> { }),
+            "a frame in the ring was never read");
     }
 
     /**
-     * After 50 ms without traffic the agent is parked, and the clients' rings are armed (by the agent as it stopped, or
-     * by the conductor as it slept): each request rings and wakes the conductor, which runs it. An agent that parked
-     * without arming them would leave each request to its next timed wake-up (up to 100 ms later), and the conductor
-     * would not wake at all. A request may meet the agent awake for its heartbeat (it yields for a few hundred
-     * microseconds every 100 ms) and be run by it: hence at least half, not all.
+     * Each request waits until the agent has been parked a while and the conductor sleeps ({@link DriverStacks#asleep}),
+     * and the clients' rings are armed (by the agent as it stopped, or by the conductor as it slept): each request
+     * rings and wakes the conductor, which runs it. An agent that parked without arming them would leave each request
+     * to its next timed wake-up (up to 100 ms later), and the conductor would not wake at all. A request may meet the
+     * agent awake for its heartbeat (it yields for a few hundred microseconds every 100 ms) and be run by it: hence at
+     * least half, not all.
      */
     @Test
     void aRequestAfterTheAgentParkedWakesTheConductor()
@@ -83,20 +84,20 @@ class DriverDoorbellTest
             final ThreadWakeUps conductor = ThreadWakeUps.of("rds4j-driver-bell-q");
             final long[] woke = new long[1];
             final int roundTrips = 20;
-            roundTrips(driver, roundTrips, i -> 50_000_000L, () -> woke[0] = conductor.count(),
-                () -> woke[0] = conductor.count() - woke[0]);
+            roundTrips(driver, roundTrips, DriverStacks.asleep(driver),
+                () -> woke[0] = conductor.count(), () -> woke[0] = conductor.count() - woke[0]);
             assertTrue(woke[0] >= roundTrips / 2, "the conductor woke " + woke[0] + " times for " + roundTrips +
                 " requests after a pause");
         }, "a frame in the ring was never read");
     }
 
-    private void roundTrips(final DriverServer driver, final int roundTrips, final LongUnaryOperator pauseNs,
+    private void roundTrips(final DriverServer driver, final int roundTrips, final PingPong.Pause pause,
         final Runnable begin, final Runnable end) throws Exception
     {
         try (RdsStack a = stacks.attach(driver, "bell-a"); RdsStack b = stacks.attach(driver, "bell-b"))
         {
             PingPong.run(a.openSocket().bind(new InetSocketAddress(ip("127.0.74.1"), 7000)),
-                b.openSocket().bind(new InetSocketAddress(ip("127.0.74.2"), 7000)), roundTrips, pauseNs, begin, end);
+                b.openSocket().bind(new InetSocketAddress(ip("127.0.74.2"), 7000)), roundTrips, pause, begin, end);
         }
     }
 }

@@ -58,7 +58,7 @@ class DriverReadingTest
                 final ThreadWakeUps reader = ThreadWakeUps.of("rds4j-driver-client-read-c");
                 final long[] woke = new long[1];
                 PingPong.run(client.openSocket().bind(new InetSocketAddress(ip("127.0.75.1"), 7000)),
-                    client.openSocket().bind(new InetSocketAddress(ip("127.0.75.2"), 7000)), ROUND_TRIPS, i -> 0,
+                    client.openSocket().bind(new InetSocketAddress(ip("127.0.75.2"), 7000)), ROUND_TRIPS, PingPong.Pause.NONE,
                     () -> woke[0] = reader.count(), () -> woke[0] = reader.count() - woke[0]);
                 assertTrue(woke[0] < ROUND_TRIPS / 10, "the client's reader woke " + woke[0] + " times in " +
                     ROUND_TRIPS + " round trips");
@@ -86,7 +86,7 @@ class DriverReadingTest
                 final long[] woke = new long[1];
                 final long[] reads = new long[1];
                 PingPong.run(a.openSocket().bind(new InetSocketAddress(ip("127.0.75.7"), 7000)),
-                    b.openSocket().bind(new InetSocketAddress(ip("127.0.75.8"), 7000)), ROUND_TRIPS, i -> 0,
+                    b.openSocket().bind(new InetSocketAddress(ip("127.0.75.8"), 7000)), ROUND_TRIPS, PingPong.Pause.NONE,
                     () ->
                     {
                         woke[0] = requester.count();
@@ -121,7 +121,7 @@ class DriverReadingTest
             {
                 PingPong.run(client.openSocket().bind(new InetSocketAddress(ip("127.0.75.4"), 7000)),
                     client.openSocket().bind(new InetSocketAddress(ip("127.0.75.5"), 7000)), 2_000,
-                    i -> (i % 9) * 125_000, () -> { }, () -> { });
+                    PingPong.Pause.nanos(i -> (i % 9) * 125_000), () -> { }, () -> { });
             }
         });
     }

@@ -64,8 +64,8 @@ class DriverSendsTest
     /**
      * A send the conductor runs is queued for the stack's agent, which may be parked: the conductor wakes it (after the
      * read of the rings, or the turn of its loop, that queued it), or the message waits for the agent's next timed
-     * wake-up. Requests after 50 ms pauses find the agent parked, and the conductor, rung by the client, runs most of
-     * them ({@link DriverDoorbellTest}). Their round trips' median was 0.6-1.1 ms here, and 17 ms without the wake
+     * wake-up. Each request waits until the agent has been parked a while and the conductor sleeps
+     * ({@link DriverStacks#asleep}); the conductor, rung by the client, runs most of them ({@link DriverDoorbellTest}). Their round trips' median was 0.6-1.1 ms here, and 17 ms without the wake
      * (12 to 55 ms each): the bound of 5 ms tells the two apart with room on both sides.
      */
     @Test
@@ -81,7 +81,7 @@ class DriverSendsTest
                 final long[] roundTripNs = new long[roundTrips];
                 PingPong.run(a.openSocket().bind(new InetSocketAddress(ip("127.0.76.3"), 7000)),
                     b.openSocket().bind(new InetSocketAddress(ip("127.0.76.4"), 7000)), roundTrips,
-                    i -> 50_000_000L, () -> { }, () -> { }, roundTripNs);
+                    DriverStacks.asleep(driver), () -> { }, () -> { }, roundTripNs);
                 final long conductor = driver.counters().get("driver_sends_by_conductor") - byConductor;
                 assertTrue(conductor >= roundTrips / 2, "the conductor ran " + conductor + " of " + 2 * roundTrips +
                     " sends");

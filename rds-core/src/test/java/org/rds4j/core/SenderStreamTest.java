@@ -124,8 +124,7 @@ class SenderStreamTest
         assertEquals(8, tx.send(ByteBuffer.allocate(8), DEAD));
         Await.until(WAIT, () -> counter(a, "send_queued") == queued + 1, () -> "the dead peer's message queued");
         a.calls().beginWait();
-        final Thread agent = Thread.getAllStackTraces().keySet().stream()
-            .filter(t -> t.getName().equals("rds4j-agent-" + a.config().name())).findFirst().orElseThrow();
+        final Thread agent = Await.thread("rds4j-agent-" + a.config().name());
         Await.until(WAIT, () -> Await.idling(agent) && !Await.blockedIn(agent, "lead"), () -> "the agent dormant");
     }
 

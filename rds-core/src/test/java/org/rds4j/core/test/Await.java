@@ -1,7 +1,8 @@
 package org.rds4j.core.test;
 
-import java.util.Arrays;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -63,6 +64,22 @@ public final class Await
     public static boolean blockedIn(final Thread thread, final String method)
     {
         return Arrays.stream(thread.getStackTrace()).anyMatch(e -> e.getMethodName().equals(method));
+    }
+
+    /**
+     * @param name a thread's whole name.
+     * @return the live thread of this JVM of that name.
+     * @throws AssertionError if none, or more than one, has it.
+     */
+    public static Thread thread(final String name)
+    {
+        final List<Thread> named = Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().equals(name)).toList();
+        if (named.size() != 1)
+        {
+            throw new AssertionError(named.size() + " threads named " + name);
+        }
+        return named.get(0);
     }
 
     /**

@@ -96,6 +96,25 @@ public final class DriverStacks extends StackFixture
         }
     }
 
+    /**
+     * Before each request of a {@link PingPong}: the driver's agent parked, 50 ms more (its parks then last tens of
+     * milliseconds, so only a wake-up or its 100 ms timers end them), and the agent parked and the conductor asleep
+     * again. A state, not a time only: with both cores kept busy the agent's idle yields outlasted a 50 ms pause.
+     *
+     * @param driver a running driver.
+     * @return the pause.
+     */
+    public static PingPong.Pause asleep(final DriverServer driver)
+    {
+        final String name = driver.stack().config().name();
+        final Thread agent = Await.thread("rds4j-agent-" + name);
+        final Thread conductor = Await.thread("rds4j-driver-" + name);
+        return PingPong.Pause.until(() -> Await.idling(agent), () -> "the driver's agent parked")
+            .then(PingPong.Pause.nanos(i -> 50_000_000L))
+            .then(PingPong.Pause.until(() -> Await.idling(agent) && Await.idling(conductor),
+                () -> "the driver's agent parked and its conductor asleep"));
+    }
+
     /** A client stack and its driver, as one node. */
     private static final class Node implements RdsStack
     {
