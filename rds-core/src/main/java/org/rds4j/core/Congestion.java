@@ -7,7 +7,6 @@ import org.rds4j.core.wire.CongestionMap;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -269,17 +268,52 @@ final class Congestion
         }
 
         /**
-         * Application threads: a non-blocking send returns ENOBUFS to its caller. Only a refusal the caller
-         * sees is remembered (as the kernel's {@code rs_cong_mask}), and only while monitoring.
+         * Application threads, and a driver's conductor for its client's: a non-blocking send returns ENOBUFS to
+         * its caller. Only a refusal the caller sees is remembered (as the kernel's {@code rs_cong_mask}), and only
+         * while monitoring. Once remembered, the port is tested again (as the kernel's {@code rds_cong_wait} does
+         * after setting the mask): an update that freed it since the refusal found nothing to notify. The stores
+         * and loads are volatile on both sides (the set here, the map's bits in the agent's update), so either the
+         * update sees the refusal or this look sees the port free.
          *
          * @param destination the refused destination.
+         * @return true if the port is free again and the refusal was taken back here: the caller notifies the
+         *         socket's listener. The agent's {@link #onPortFreed} may find the refusal too; whichever removes
+         *         it notifies, so the notification comes once.
          */
-        void onRefusalReturned(final InetSocketAddress destination)
+        boolean onRefusalReturned(final InetSocketAddress destination)
         {
-            if (monitor)
+            if (!monitor)
             {
-                refusedDestinations.add(destination);
+                return false;
             }
+            refusedDestinations.add(destination);
+            final CongestionMap peerMap = peerMap(destination.getAddress());
+            return (peerMap == null || !peerMap.isCongested(destination.getPort())) &&
+                refusedDestinations.remove(destination);
+        }
+
+        /**
+         * A driver's client, as a non-blocking send returns ENOBUFS: the driver remembers refusals (its agent sees
+         * the updates), and this side tells it of one per destination until the driver's notification for it comes
+         * ({@link #notified}), so that refusals before a notification share it, as they share the kernel's mask bit.
+         *
+         * @param destination the refused destination.
+         * @return true if the driver must be told: monitoring, and none is outstanding for the destination.
+         */
+        boolean awaitNotification(final InetSocketAddress destination)
+        {
+            return monitor && refusedDestinations.add(destination);
+        }
+
+        /**
+         * A driver's client's reader, before it queues the driver's notification that the destination's port is
+         * free: the next refusal is told to the driver again.
+         *
+         * @param destination the destination the notification names.
+         */
+        void notified(final InetSocketAddress destination)
+        {
+            refusedDestinations.remove(destination);
         }
 
         /**
@@ -316,12 +350,12 @@ final class Congestion
             {
                 return;
             }
-            for (final Iterator<InetSocketAddress> it = refusedDestinations.iterator(); it.hasNext(); )
+            for (final InetSocketAddress refused : refusedDestinations)
             {
-                final InetSocketAddress refused = it.next();
-                if (refused.getPort() == port && refused.getAddress().equals(address))
+                // removed before it is notified: a refusal's second look (onRefusalReturned) may take it too
+                if (refused.getPort() == port && refused.getAddress().equals(address) &&
+                    refusedDestinations.remove(refused))
                 {
-                    it.remove();
                     socket.notifyListener(new Notification(Notification.Kind.UNCONGESTED, refused));
                 }
             }

@@ -973,9 +973,11 @@ final class DriverSession
 
     private void congestionWait(final Entry entry, final boolean returned, final InetSocketAddress destination)
     {
-        if (returned)
+        if (returned && entry.socket.congestion().onRefusalReturned(destination))
         {
-            entry.socket.congestion().onRefusalReturned(destination);
+            // freed between the client's refusal and this frame (a conductor held up while the agent applied the
+            // update): the update found no refusal to notify, so this does, in order with the socket's messages
+            entry.socket.notifyListener(new Notification(Notification.Kind.UNCONGESTED, destination));
         }
         entry.reportOwed = true;
         final CongestionMap map = server.stack().congestionMap(destination.getAddress());

@@ -325,13 +325,17 @@ final class DriverSocket extends SocketBase
         return true;
     }
 
-    /** Also asks the driver's socket to notify the destination's release, which its agent sees. */
+    /**
+     * Asks the driver's socket to notify the destination's release, which its agent sees: the driver remembers the
+     * refusal (and notifies at once if the port is free by the time it does). Once per destination until that
+     * notification comes ({@link Congestion.Sender#awaitNotification}): the frame runs later than the refusal, and a
+     * second one run after the port freed would bring a second notification.
+     */
     @Override
     void refusalReturned(final InetSocketAddress destination) throws IOException
     {
-        if (congestion.monitor())
+        if (congestion.awaitNotification(destination))
         {
-            super.refusalReturned(destination);
             stack.writeSocketFrame(DriverProtocol.CONG_WAIT, id, 1, 0, destination);
         }
     }

@@ -1276,8 +1276,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 }
                 break;
             case DriverProtocol.NOTIFY:
-                socket.notifyListener(new Notification(Notification.Kind.values()[in.getInt(body)],
-                    addresses.get(in, body + 8)));
+                queueNotification(socket,
+                    new Notification(Notification.Kind.values()[in.getInt(body)], addresses.get(in, body + 8)));
                 break;
             case DriverProtocol.RELEASED:
                 socket.onReleased(in.getLong(body));
@@ -1285,6 +1285,16 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             default:
                 throw new IOException("unknown frame type " + type + " from the driver");
         }
+    }
+
+    /** The reader: queues the driver's event for the socket's listener. */
+    private static void queueNotification(final DriverSocket socket, final Notification notification)
+    {
+        if (notification.kind() == Notification.Kind.UNCONGESTED)
+        {
+            socket.congestion().notified(notification.address()); // before the application can see it
+        }
+        socket.notifyListener(notification);
     }
 
     /**

@@ -180,7 +180,12 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
      */
     void refusalReturned(final InetSocketAddress destination) throws IOException
     {
-        congestion.onRefusalReturned(destination);
+        if (congestion.onRefusalReturned(destination))
+        {
+            // freed between the refusal and now: the agent's update found nothing to notify
+            received.notifyListener(new Notification(Notification.Kind.UNCONGESTED, destination));
+            signalWatcherOutsideCycle();
+        }
     }
 
     /**

@@ -32,12 +32,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class NotificationTest
 {
-    private static final InetAddress A_IP = ip("127.0.6.1");
-    private static final InetAddress B_IP = ip("127.0.6.2");
+    static final InetAddress A_IP = ip("127.0.6.1");
+    static final InetAddress B_IP = ip("127.0.6.2");
     /** Higher than B: A must ask B to connect (a poke). */
     private static final InetAddress A_HIGH_IP = ip("127.0.6.3");
-    private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final int SIZE = 100;
+    static final Duration WAIT = Duration.ofSeconds(10);
+    static final int SIZE = 100;
 
     private final StackFixture stacks = fixture();
 
@@ -83,7 +83,7 @@ class NotificationTest
         }
     }
 
-    private static int pollAll(final RdsSocket socket)
+    static int pollAll(final RdsSocket socket)
     {
         try
         {
@@ -95,7 +95,7 @@ class NotificationTest
         }
     }
 
-    private static ByteBuffer numbered(final int n)
+    static ByteBuffer numbered(final int n)
     {
         final ByteBuffer buffer = ByteBuffer.allocate(SIZE);
         buffer.putInt(0, n);
@@ -107,7 +107,7 @@ class NotificationTest
      *
      * @return how many were accepted.
      */
-    private static int sendUntilENOBUFS(final RdsSocket sa, final InetSocketAddress destination) throws Exception
+    static int sendUntilENOBUFS(final RdsSocket sa, final InetSocketAddress destination) throws Exception
     {
         sa.configureBlocking(false);
         final long deadline = System.nanoTime() + WAIT.toNanos();
@@ -135,7 +135,7 @@ class NotificationTest
     }
 
     /** Receives exactly {@code count} numbered messages, in order, from {@code from}. */
-    private static void drain(final RdsSocket sb, final int first, final int count, final InetSocketAddress from)
+    static void drain(final RdsSocket sb, final int first, final int count, final InetSocketAddress from)
         throws Exception
     {
         sb.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
@@ -150,7 +150,7 @@ class NotificationTest
     }
 
     /** Ping B and wait for the pong: everything B sent A before the pong has been processed by A. */
-    private static void pingBarrier(final RdsSocket sa) throws Exception
+    static void pingBarrier(final RdsSocket sa) throws Exception
     {
         final boolean blocking = sa.isBlocking();
         sa.configureBlocking(true);
