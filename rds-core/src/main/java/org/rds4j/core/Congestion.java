@@ -208,13 +208,15 @@ final class Congestion
      * {@code rs_cong_mask}): whether a destination's peer has marked it congested, and, with
      * {@code RDS_CONG_MONITOR} on, the destinations a non-blocking send was refused, to notify when they free.
      * <p>
-     * Threads: application threads check and record; the agent reports freed ports.
+     * Threads: application threads check and record (a driver's conductor records for its clients); the agent
+     * reports freed ports. In a driver's client the refusals recorded are those the driver was told of and has not
+     * notified yet ({@link #awaitNotification}, {@link #notified}): the client sees no updates.
      */
     static final class Sender
     {
         private final Function<InetAddress, CongestionMap> maps;
         private final AtomicCounter refusals;
-        /** Written by application threads, taken by the agent when the port frees. */
+        /** Added by the refused threads; removed by whoever notifies (the agent, a refusal's second look). */
         private final Set<InetSocketAddress> refusedDestinations = ConcurrentHashMap.newKeySet();
         private volatile boolean monitor;
         /** The congestion map of the last destination address checked; replaced (never mutated) on change. */

@@ -176,7 +176,7 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
 
     /**
      * A non-blocking send or a claim returns {@link RdsResult#ENOBUFS} to its caller: with {@code RDS_CONG_MONITOR}
-     * on, the destination is remembered, to be notified once its port is free.
+     * on, the destination is remembered, to be notified once its port is free (at once, if it freed meanwhile).
      */
     void refusalReturned(final InetSocketAddress destination) throws IOException
     {
