@@ -50,14 +50,13 @@ class DriverNotificationTest extends NotificationTest
         final DriverServer driverB = drivers.start(drivers.config("late-b"));
         try (RdsStack a = drivers.attach(driverA, "late-ca"); RdsStack b = drivers.attach(driverB, "late-cb"))
         {
-            final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 105));
-            final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 205));
+            final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 106));
+            final RdsSocket sb = b.openSocket().bind(new InetSocketAddress(B_IP, 206));
             sb.setOption(RdsOptions.SO_RCVBUF, 1000);
             final Recorder recorder = new Recorder();
             sa.setNotificationListener(recorder);
             final int sent = sendUntilENOBUFS(sa, sb.localAddress()); // not monitoring: nothing remembered
-            Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * sent,
-                () -> "all " + sent + " delivered, queued " + sb.receiveQueuedBytes());
+            awaitDelivered(sb, sent);
             sa.setOption(RdsOptions.RDS_CONG_MONITOR, true); // answered by the driver: its socket monitors now
 
             final CountDownLatch held = new CountDownLatch(1);
@@ -78,7 +77,7 @@ class DriverNotificationTest extends NotificationTest
             assertEquals(RdsResult.ENOBUFS, sa.send(numbered(-1), sb.localAddress()));
             assertEquals(RdsResult.ENOBUFS, sa.send(numbered(-2), sb.localAddress()), "a second refusal shares it");
             drain(sb, 0, sent, sa.localAddress());
-            Await.until(WAIT, () -> !driverA.stack().congestionMap(B_IP).isCongested(205),
+            Await.until(WAIT, () -> !driverA.stack().congestionMap(B_IP).isCongested(206),
                 () -> "the update applied by A's driver's agent");
             pollAll(sa);
             assertEquals(List.of(), recorder.uncongested, "the refusal is not the driver's yet");
@@ -91,8 +90,7 @@ class DriverNotificationTest extends NotificationTest
 
             // the notification came: a refusal after it, once the port is congested again, is told and notified anew
             final int again = sendUntilENOBUFS(sa, sb.localAddress());
-            Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * again,
-                () -> "all " + again + " delivered, queued " + sb.receiveQueuedBytes());
+            awaitDelivered(sb, again);
             drain(sb, 0, again, sa.localAddress());
             Await.until(WAIT, () -> pollAll(sa) >= 0 && recorder.uncongested.size() == 2, () -> "uncongested again");
         }

@@ -149,6 +149,13 @@ class NotificationTest
         }
     }
 
+    /** Waits until all {@code sent} messages of {@link #SIZE} bytes are in B's receive queue. */
+    static void awaitDelivered(final RdsSocket sb, final int sent)
+    {
+        Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * sent,
+            () -> "all " + sent + " delivered, queued " + sb.receiveQueuedBytes());
+    }
+
     /** Ping B and wait for the pong: everything B sent A before the pong has been processed by A. */
     static void pingBarrier(final RdsSocket sa) throws Exception
     {
@@ -215,8 +222,7 @@ class NotificationTest
         final int sent = sendUntilENOBUFS(sa, sb.localAddress());
         assertTrue(sent > 10, "the receiver congests only above 1000 bytes, after " + sent);
         assertEquals(RdsResult.ENOBUFS, sa.send(numbered(-1), sb.localAddress()));
-        Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * sent,
-            () -> "all " + sent + " delivered, queued " + sb.receiveQueuedBytes());
+        awaitDelivered(sb, sent);
         pollAll(sa);
         assertEquals(List.of(), recorder.uncongested, "still congested");
 
@@ -244,8 +250,7 @@ class NotificationTest
         sa.setNotificationListener(recorder);
 
         final int sent = sendUntilENOBUFS(sa, sb.localAddress());
-        Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * sent,
-            () -> "all " + sent + " delivered, queued " + sb.receiveQueuedBytes());
+        awaitDelivered(sb, sent);
         drain(sb, 0, sent, sa.localAddress());
 
         // A has seen the port free once a send is accepted again
@@ -279,8 +284,7 @@ class NotificationTest
         sb.setOption(RdsOptions.SO_RCVBUF, 1000);
 
         final int sent = sendUntilENOBUFS(sa, sb.localAddress());
-        Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * sent,
-            () -> "all " + sent + " delivered, queued " + sb.receiveQueuedBytes());
+        awaitDelivered(sb, sent);
         sa.configureBlocking(true);
         sa.setOption(RdsOptions.SO_SNDTIMEO, Duration.ofMillis(200));
         final long start = System.nanoTime();
@@ -345,8 +349,7 @@ class NotificationTest
         sa.setNotificationListener(recorder);
 
         final int sent = sendUntilENOBUFS(sa, sb.localAddress()); // monitor off: nothing remembered
-        Await.until(WAIT, () -> sb.receiveQueuedBytes() == (long)SIZE * sent,
-            () -> "all " + sent + " delivered, queued " + sb.receiveQueuedBytes());
+        awaitDelivered(sb, sent);
         sa.setOption(RdsOptions.RDS_CONG_MONITOR, true);
         sa.configureBlocking(true);
         sa.setOption(RdsOptions.SO_SNDTIMEO, WAIT);
