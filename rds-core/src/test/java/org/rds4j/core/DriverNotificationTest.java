@@ -39,9 +39,10 @@ class DriverNotificationTest extends NotificationTest
      * The client returns ENOBUFS from its own look at the driver's map, and tells the driver with a frame that the
      * conductor runs; when the agent applies the update that frees the port first, that update finds no refusal to
      * notify. The driver must notify once it runs the frame, or the application waits for a notification that
-     * never comes (a test under load lost it in about 1 of 10 runs). Here the conductor is held until the update is
-     * applied. Two refusals before the notification share it: the client tells the driver once per destination until
-     * the notification comes (two frames run after the port freed would bring two), and again after it.
+     * never comes (a loop of the shared test under load lost it in 30 of 400 runs). Here the conductor is held until
+     * the update is applied. Two refusals before the notification share it: the client tells the driver once per
+     * destination until the notification comes (two frames run after the port freed would bring two), and again
+     * after it.
      */
     @Test
     void aRefusalTheDriverLearnsOfAfterItsPortFreedIsNotifiedOnce() throws Exception
