@@ -61,8 +61,9 @@ class AgentTurnsTest
     void thePeriodDoublesWhileCallsKeepEndingUpToTheLongest()
     {
         long ended = 0;
-        final long[] expected = {MIN_STAND_BY_NS, 2 * MIN_STAND_BY_NS, 4 * MIN_STAND_BY_NS, 8 * MIN_STAND_BY_NS};
-        assertEquals(8 * MIN_STAND_BY_NS, MAX_STAND_BY_NS, "the sequence below reaches the longest period");
+        final long[] expected = {MIN_STAND_BY_NS, 2 * MIN_STAND_BY_NS, 4 * MIN_STAND_BY_NS, 8 * MIN_STAND_BY_NS,
+            16 * MIN_STAND_BY_NS, 32 * MIN_STAND_BY_NS};
+        assertEquals(32 * MIN_STAND_BY_NS, MAX_STAND_BY_NS, "the sequence below reaches the longest period");
         for (final long periodNs : expected)
         {
             assertEquals(STAND_BY, turns.next(1, ++ended, false));
