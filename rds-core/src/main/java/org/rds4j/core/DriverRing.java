@@ -15,9 +15,10 @@ import java.nio.file.Path;
  * session's lock) and one reader at a time (the driver's conductor or its stack's agent, under that lock; the client's
  * thread reading for the stack). Records are whole {@link DriverProtocol} frames (the client's) or batches of whole
  * frames (the driver's), each under its number in the writer's order: 1, 2, ... wrapping to 1 after
- * {@link Integer#MAX_VALUE}. One that does not fit now (longer than {@link #maxFrame()}, or the ring full) goes over
- * the connection instead, after a {@code SEQ} frame with its number, and the reader merges the two by number; so
- * nothing waits for room in the ring, and a full ring slows the writer to the connection's pace.
+ * {@link Integer#MAX_VALUE}. One longer than {@link #maxFrame()} goes over the connection instead, after a
+ * {@code SEQ} frame with its number, and the reader merges the two by number. When the ring is full, a client waits
+ * for room (the driver reads it; over the connection each frame would cost both sides a system call), and the driver
+ * sends its batch over the connection (it waits for no client).
  * <p>
  * Layout: a {@link RecordRing} (the records, then the tail and the head), then the doorbell word and the connection
  * mark, each on a cache line of its own. A record: its length (header included) and its number, two ints, then the

@@ -185,6 +185,8 @@ public final class DriverServer implements AutoCloseable
     final AtomicLong sendsByConductor = new AtomicLong();
     /** Messages the agent wrote for clients past their sockets' receive queues (one writer). */
     final AtomicLong deliveredPast = new AtomicLong();
+    /** Clients' numbered frames that came on their connections, too long for their rings (either thread). */
+    final AtomicLong framesOnConnection = new AtomicLong();
 
     private DriverServer(final RdsStackConfig config, final StackOptions options, final Path directory,
         final boolean groupAccess) throws IOException
@@ -356,7 +358,10 @@ public final class DriverServer implements AutoCloseable
         return board;
     }
 
-    /** @return the driver's own counters: clients attached, gone (their connection ended) and cut off (bad frames). */
+    /**
+     * @return the driver's own counters: clients attached, gone (their connection ended) and cut off (bad frames),
+     *         send bytes dropped, sends by thread, deliveries past a queue, frames that came on a connection.
+     */
     public Map<String, Long> counters()
     {
         final Map<String, Long> counters = new TreeMap<>();
@@ -367,6 +372,7 @@ public final class DriverServer implements AutoCloseable
         counters.put("driver_sends_by_agent", sendsByAgent.get());
         counters.put("driver_sends_by_conductor", sendsByConductor.get());
         counters.put("driver_delivered_past_queue", deliveredPast.get());
+        counters.put("driver_frames_on_connection", framesOnConnection.get());
         return counters;
     }
 

@@ -489,6 +489,7 @@ final class DriverSession
             {
                 break; // the frame waits: run again when its socket has room
             }
+            server.framesOnConnection.incrementAndGet(); // either thread, for any session: rare
             position = at + frameLength;
             ran++;
         }

@@ -2,17 +2,26 @@ package org.rds4j.core;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
+import org.rds4j.core.test.AgentGate;
+import org.rds4j.core.test.Await;
 import org.rds4j.core.test.DriverStacks;
 import org.rds4j.core.test.OneWayStream;
 import org.rds4j.core.test.PingPong;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
@@ -21,8 +30,8 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * Which of the driver's threads runs a client's sends ({@code driver_sends_by_agent}, {@code driver_sends_by_conductor}):
  * the stack's agent runs a stream of sends of {@link DriverSession#AGENT_STREAM_PAYLOAD} bytes or more from the
  * client's ring itself, so that each payload is copied into the socket's send ring and out of it on one CPU; the
- * conductor runs them only while the agent is parked (or the ring had no room and they came over the connection), and
- * then wakes the agent. Uses 127.0.76.x.
+ * conductor runs them only while the agent is parked, and then wakes the agent. A client whose ring is full waits
+ * for room rather than sending over the connection ({@code driver_frames_on_connection}). Uses 127.0.76.x.
  */
 class DriverSendsTest
 {
@@ -91,5 +100,108 @@ class DriverSendsTest
                     " ns: " + Arrays.toString(roundTripNs));
             }
         });
+    }
+
+    /**
+     * With the driver held (its conductor in a task, its agent at its gate), a client whose 4 MiB send buffer admits
+     * twice what its 1 MiB ring holds writes 1 KiB sends until the ring is full and then waits for room in it; let
+     * go, every message arrives once and in order, and only the one frame longer than the ring takes (256 KiB) came
+     * on the connection. Until 2026-11-29 the frames past a full ring went on the connection, a system call each.
+     */
+    @Test
+    void aClientWaitsForRoomInItsRingAndOnlyLongerFramesComeOnTheConnection()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final AgentGate gate = new AgentGate();
+            final DriverServer driver = stacks.startGated(stacks.config("send-f"), gate);
+            try (RdsStack receiving = stacks.attach(driver, "send-fr"); RdsStack sending = stacks.attach(driver, "send-fs"))
+            {
+                final RdsSocket from = sending.openSocket().bind(new InetSocketAddress(ip("127.0.76.5"), 7000));
+                from.setOption(RdsOptions.SO_SNDBUF, 4 << 20);
+                final RdsSocket to = receiving.openSocket().bind(new InetSocketAddress(ip("127.0.76.6"), 7000));
+                to.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofSeconds(10));
+                final long onConnection = driver.counters().get("driver_frames_on_connection");
+
+                gate.hold = true;
+                Await.until(Duration.ofSeconds(10), () -> gate.held, () -> "the driver's agent held");
+                final CountDownLatch release = new CountDownLatch(1);
+                final CountDownLatch stuck = new CountDownLatch(1);
+                driver.execute(() ->
+                {
+                    stuck.countDown();
+                    awaitQuietly(release);
+                });
+                stuck.await();
+
+                final int messages = 2048;
+                final int large = 256 << 10;
+                final AtomicInteger sent = new AtomicInteger();
+                final AtomicReference<Exception> failed = new AtomicReference<>();
+                final Thread writer = new Thread(() ->
+                {
+                    try
+                    {
+                        final ByteBuffer message = ByteBuffer.allocate(1024);
+                        for (int i = 0; i < messages; i++)
+                        {
+                            message.clear().putInt(0, i);
+                            from.send(message, to.localAddress());
+                            sent.incrementAndGet();
+                        }
+                        from.send(ByteBuffer.allocate(large).putInt(0, messages), to.localAddress());
+                    }
+                    catch (final Exception ex)
+                    {
+                        failed.set(ex);
+                    }
+                }, "ring-writer");
+                writer.start();
+                try
+                {
+                    Await.until(Duration.ofSeconds(10), () -> parkedIn(writer, "offerToRing"),
+                        () -> "the writer waits for room in its ring (" + sent.get() + " sent)");
+                    // about 980 frames of 1 KiB fill the 1 MiB ring; the send buffer would have taken 4,096
+                    assertTrue(sent.get() > 900 && sent.get() < 1024, sent.get() + " sent into the ring");
+                }
+                finally
+                {
+                    gate.hold = false;
+                    release.countDown();
+                }
+
+                final ByteBuffer received = ByteBuffer.allocate(large + 1);
+                for (int i = 0; i <= messages; i++)
+                {
+                    received.clear();
+                    assertEquals(from.localAddress(), to.receive(received), "message " + i);
+                    assertEquals(i < messages ? 1024 : large, received.position(), "message " + i + "'s length");
+                    assertEquals(i, received.getInt(0), "message " + i + "'s number");
+                }
+                writer.join(10_000);
+                assertNull(failed.get(), "the writer failed");
+                assertEquals(1, driver.counters().get("driver_frames_on_connection") - onConnection,
+                    "frames on the connection: the 256 KiB one only");
+            }
+        });
+    }
+
+    /** Whether the thread is parked within {@code method}, by one look at its stack. */
+    private static boolean parkedIn(final Thread thread, final String method)
+    {
+        final List<String> methods = Arrays.stream(thread.getStackTrace()).map(StackTraceElement::getMethodName).toList();
+        return methods.contains(method) && methods.contains("parkNanos");
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 }
