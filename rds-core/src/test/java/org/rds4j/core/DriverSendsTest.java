@@ -104,9 +104,11 @@ class DriverSendsTest
 
     /**
      * With the driver held (its conductor in a task, its agent at its gate), a client whose 4 MiB send buffer admits
-     * twice what its 1 MiB ring holds writes 1 KiB sends until the ring is full and then waits for room in it; let
-     * go, every message arrives once and in order, and only the one frame longer than the ring takes (256 KiB) came
-     * on the connection. Until 2026-11-29 the frames past a full ring went on the connection, a system call each.
+     * four times what its 1 MiB ring holds writes 1 KiB sends to its own other socket until the ring is full and then
+     * waits for room in it; let go, every message arrives once and in order (while the receiving thread's reports of
+     * what it took wait for the same lock as the writer), and only the one frame longer than the ring takes (256 KiB)
+     * came on the connection. Until 2026-11-29 the frames past a full ring went on the connection, a system call
+     * each.
      */
     @Test
     void aClientWaitsForRoomInItsRingAndOnlyLongerFramesComeOnTheConnection()
@@ -115,11 +117,12 @@ class DriverSendsTest
         {
             final AgentGate gate = new AgentGate();
             final DriverServer driver = stacks.startGated(stacks.config("send-f"), gate);
-            try (RdsStack receiving = stacks.attach(driver, "send-fr"); RdsStack sending = stacks.attach(driver, "send-fs"))
+            // one client sends to itself: its receiving thread's CONSUMED reports wait behind the writer too
+            try (RdsStack client = stacks.attach(driver, "send-fc"))
             {
-                final RdsSocket from = sending.openSocket().bind(new InetSocketAddress(ip("127.0.76.5"), 7000));
+                final RdsSocket from = client.openSocket().bind(new InetSocketAddress(ip("127.0.76.5"), 7000));
                 from.setOption(RdsOptions.SO_SNDBUF, 4 << 20);
-                final RdsSocket to = receiving.openSocket().bind(new InetSocketAddress(ip("127.0.76.6"), 7000));
+                final RdsSocket to = client.openSocket().bind(new InetSocketAddress(ip("127.0.76.6"), 7000));
                 to.setOption(RdsOptions.SO_RCVTIMEO, Duration.ofSeconds(10));
                 final long onConnection = driver.counters().get("driver_frames_on_connection");
 
