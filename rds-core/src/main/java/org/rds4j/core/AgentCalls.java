@@ -94,6 +94,12 @@ final class AgentCalls implements WatchableSocket.Waiting
         }
     }
 
+    @Override
+    public void foundNothing()
+    {
+        invoker.foundNothing();
+    }
+
     /** @return whether the stack has shut down (after closing its sockets): no duty cycle will run again. */
     @Override
     public boolean isStackClosed()

@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * 8 us round trips took about 120 us instead, and on a slower virtual machine a look every 8 ms still took the
  * ping-pong's p99 from about 31 to 51 us. Once calls stop, the agent takes over within twice the longest period
  * (64 ms): until then what arrives waits in the kernel for the next call, and the peer for its ack; whatever an
- * application thread hands the stack (a send, a command) wakes the agent at once. State of the agent thread only.
+ * application thread hands the stack (a send, a command), and a non-blocking call that finds nothing to take (the
+ * application polls now: it will not drive the stack), wakes the agent at once. State of the agent thread only.
  */
 final class AgentTurns
 {
@@ -39,12 +40,32 @@ final class AgentTurns
     /** The longest stand-by period, reached while calls keep ending. */
     static final long MAX_STAND_BY_NS = TimeUnit.MILLISECONDS.toNanos(32);
 
+    /** The first stand-by period, and the longest. */
+    private final long firstStandByNs;
+    private final long longestStandByNs;
     /** The count of ended calls when the agent last asked. */
     private long endedSeen;
     /** The stand-by period {@link #next} chose last. */
-    private long standByNs = MIN_STAND_BY_NS;
+    private long standByNs;
     /** The last turn was {@link Turn#STAND_BY}: the period grows if the next is too. */
     private boolean standingBy;
+
+    /** The periods of {@link #MIN_STAND_BY_NS} and {@link #MAX_STAND_BY_NS}. */
+    AgentTurns()
+    {
+        this(MIN_STAND_BY_NS, MAX_STAND_BY_NS);
+    }
+
+    /**
+     * @param firstStandByNs   the first stand-by period.
+     * @param longestStandByNs the longest (tests make them long, to tell an early take-over from a period's end).
+     */
+    AgentTurns(final long firstStandByNs, final long longestStandByNs)
+    {
+        this.firstStandByNs = firstStandByNs;
+        this.longestStandByNs = longestStandByNs;
+        this.standByNs = firstStandByNs;
+    }
 
     /**
      * @param waitingCalls application threads now waiting in a blocking call.
@@ -65,7 +86,7 @@ final class AgentTurns
         {
             turn = handedOver || !endedRecently ? Turn.LEAD : Turn.STAND_BY;
         }
-        standByNs = turn == Turn.STAND_BY && standingBy ? Math.min(standByNs * 2, MAX_STAND_BY_NS) : MIN_STAND_BY_NS;
+        standByNs = turn == Turn.STAND_BY && standingBy ? Math.min(standByNs * 2, longestStandByNs) : firstStandByNs;
         standingBy = turn == Turn.STAND_BY;
         return turn;
     }

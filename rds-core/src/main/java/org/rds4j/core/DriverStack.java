@@ -225,7 +225,8 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             final ParkingBackoffIdleStrategy idle =
                 new ParkingBackoffIdleStrategy(ParkingBackoffIdleStrategy.YIELDS, lookPeriodNs, lookPeriodNs, wakeSignal);
             invoker = new Invoker(reading, idle, wakeSignal,
-                ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true, () -> { });
+                ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true, () -> { },
+                new AgentTurns());
             reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
             wakeSignal.agentThread(reader);
@@ -476,6 +477,13 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     public int awaitRoom(final long timeoutNs, final long deadlineNs)
     {
         return park(timeoutNs, deadlineNs);
+    }
+
+    /** The reader thread may stand by for a thread's blocking calls, as an embedded stack's agent does. */
+    @Override
+    public void foundNothing()
+    {
+        invoker.foundNothing();
     }
 
     @Override

@@ -48,6 +48,8 @@ final class Invoker
     private final boolean agentMode;
     /** Run as the agent thread stops running duty cycles: it parks while another thread leads, or stands aside. */
     private final Runnable agentStops;
+    /** When the agent thread leads, stands by or sleeps: its own. */
+    private final AgentTurns turns;
     private final ReentrantLock lock = new ReentrantLock();
     /** Threads waiting to lead: unparked when a waiting thread's wait ends, and on close. */
     private final Waiters followers = new Waiters();
@@ -73,11 +75,13 @@ final class Invoker
      *                   lead on their own: they park until woken.
      * @param agentStops run on the agent thread as it stops running duty cycles other than by idling (which its
      *                   idle strategy reports): it stands aside, or parks while another thread leads.
+     * @param turns      the agent thread's policy ({@link #runAgent}).
      */
     Invoker(
         final Agent agent, final IdleStrategy idle, final WakeSignal signal, final ErrorHandler errorHandler,
-        final boolean agentMode, final Runnable agentStops)
+        final boolean agentMode, final Runnable agentStops, final AgentTurns turns)
     {
+        this.turns = turns;
         this.agentMode = agentMode;
         this.agentStops = agentStops;
         this.agent = agent;
@@ -202,6 +206,21 @@ final class Invoker
     }
 
     /**
+     * A non-blocking call found nothing to take. An agent thread standing by for application threads that made
+     * blocking calls takes over now, if none is in one: this thread polls, and does not drive the stack, so without
+     * this what arrives would wait in the kernel until the stand-by period ends (up to
+     * {@link AgentTurns#MAX_STAND_BY_NS}). One volatile read while the agent leads, as it does for a polling
+     * application; a dormant agent is left asleep (a thread waiting in a call leads).
+     */
+    void foundNothing()
+    {
+        if (agentState == AGENT_STANDING_BY && waitingCalls.get() == 0)
+        {
+            handOver();
+        }
+    }
+
+    /**
      * AGENT mode: the agent thread's loop, until {@link #close()}: leads while no application thread waits in
      * a call, stands by or sleeps while one does (see {@link AgentTurns}).
      */
@@ -209,7 +228,6 @@ final class Invoker
     {
         final Thread me = Thread.currentThread();
         agentThread = me;
-        final AgentTurns turns = new AgentTurns();
         while (!closed)
         {
             // read before it is cleared, so that a duty cycle that found nothing handed over costs no atomic write

@@ -150,7 +150,12 @@ final class SelectorImpl implements RdsSelector
             if (!wait)
             {
                 wakeupPending.set(false);
-                return collect();
+                final int found = collect();
+                if (found == 0)
+                {
+                    stack.foundNothing();
+                }
+                return found;
             }
             return selectWaiting(timeoutNs);
         }

@@ -313,7 +313,16 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
         Objects.requireNonNull(dst, "dst");
         ensureReceivable();
         final InetSocketAddress sender = received.takeInto(dst, null);
-        return sender != null || !blocking ? sender : receiveBlocking(dst, null);
+        if (sender != null)
+        {
+            return sender;
+        }
+        if (blocking)
+        {
+            return receiveBlocking(dst, null);
+        }
+        waiting().foundNothing();
+        return null;
     }
 
     @Override
@@ -329,6 +338,7 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
         info.clear();
         if (!blocking)
         {
+            waiting().foundNothing();
             return RdsResult.EAGAIN;
         }
         // a blocking wait ends without a message only at its timeout or on an interrupt, whose status it leaves set
@@ -381,6 +391,7 @@ abstract class SocketBase implements WatchableSocket, Congestion.Member
         if (polled == 0)
         {
             ensureStack();
+            waiting().foundNothing();
         }
         return polled;
     }

@@ -28,6 +28,8 @@ public final class StackOptions
     private Function<InetAddress, CongestionMap> congestionMaps = address -> new CongestionMap();
     private DriverHeartbeat driverHeartbeat;
     private AgentExtension agentExtension;
+    private long firstStandByNs = AgentTurns.MIN_STAND_BY_NS;
+    private long longestStandByNs = AgentTurns.MAX_STAND_BY_NS;
 
     /** Options with every default: set only what differs. */
     public StackOptions()
@@ -131,6 +133,26 @@ public final class StackOptions
     DriverHeartbeat driverHeartbeat()
     {
         return driverHeartbeat;
+    }
+
+    /**
+     * Tests: the agent's stand-by periods ({@link AgentTurns}), long enough that only a hand-over ends one.
+     *
+     * @param firstNs   the first.
+     * @param longestNs the longest.
+     * @return this.
+     */
+    StackOptions agentStandBy(final long firstNs, final long longestNs)
+    {
+        this.firstStandByNs = firstNs;
+        this.longestStandByNs = longestNs;
+        return this;
+    }
+
+    /** @return a new policy for the stack's agent thread, with the stand-by periods set. */
+    AgentTurns agentTurns()
+    {
+        return new AgentTurns(firstStandByNs, longestStandByNs);
     }
 
     /**

@@ -68,6 +68,12 @@ interface WatchableSocket extends RdsSocket
          */
         int awaitRoom(long timeoutNs, long deadlineNs);
 
+        /**
+         * A non-blocking call (a receive, a poll, a {@code selectNow}) found nothing: the application polls, so a
+         * thread that stands by for its blocking calls drives the stack now ({@link Invoker#foundNothing}).
+         */
+        void foundNothing();
+
         /** @return whether the stack is closed (or gone): its sockets are then closed. */
         boolean isStackClosed();
 

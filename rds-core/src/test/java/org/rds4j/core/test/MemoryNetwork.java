@@ -64,6 +64,7 @@ public final class MemoryNetwork
     private final AtomicLong pathsBrokenByLoss = new AtomicLong();
     private volatile Faults faults = (from, to, length) -> Fate.DELIVER;
     private volatile long gapTimeoutNs = 50_000_000L;
+    private volatile boolean waking = true;
 
     /** A network serving the loopback addresses (127.0.0.0/8, ::1), as a host's TCP would. */
     public MemoryNetwork()
@@ -108,6 +109,23 @@ public final class MemoryNetwork
     {
         this.gapTimeoutNs = nanos;
         return this;
+    }
+
+    /**
+     * @param wake whether an event for a stack (a frame, a connect) wakes its agent, as a selector's readiness wakes
+     *             the thread waiting in it (true, the default); or waits, unseen, for the stack's next duty cycle,
+     *             as TCP's bytes wait in the kernel while no thread of the stack selects (false).
+     * @return this.
+     */
+    public MemoryNetwork wakes(final boolean wake)
+    {
+        this.waking = wake;
+        return this;
+    }
+
+    boolean wakes()
+    {
+        return waking;
     }
 
     /**

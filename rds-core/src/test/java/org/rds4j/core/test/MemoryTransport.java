@@ -207,13 +207,16 @@ public final class MemoryTransport implements Transport
 
     // ---------------------------------------------------------------- events, on this transport's agent
 
-    /** Any thread: queues an event for this transport's agent and wakes it. */
+    /** Any thread: queues an event for this transport's agent and wakes it (if the network {@link MemoryNetwork#wakes}). */
     private void post(final Runnable event)
     {
         if (!closed)
         {
             inbox.offer(event);
-            context.wakeAgent();
+            if (network.wakes())
+            {
+                context.wakeAgent();
+            }
         }
     }
 
