@@ -145,7 +145,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     private volatile String gone;
     private final PeerEvents peerEvents = new PeerEvents();
 
-    private DriverStack(final RdsStackConfig config) throws IOException
+    private DriverStack(final RdsStackConfig config, final AgentTurns readerTurns) throws IOException
     {
         this.config = config;
         this.directory = Path.of(config.driverDirectory());
@@ -226,7 +226,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 new ParkingBackoffIdleStrategy(ParkingBackoffIdleStrategy.YIELDS, lookPeriodNs, lookPeriodNs, wakeSignal);
             invoker = new Invoker(reading, idle, wakeSignal,
                 ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true, () -> { },
-                new AgentTurns());
+                readerTurns);
             reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
             wakeSignal.agentThread(reader);
@@ -320,9 +320,20 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
      */
     static DriverStack open(final RdsStackConfig config)
     {
+        return open(config, new AgentTurns());
+    }
+
+    /**
+     * @param config      as {@link #open(RdsStackConfig)}.
+     * @param readerTurns when the reader thread stands by for the application's blocking calls (tests: long
+     *                    periods).
+     * @return the stack.
+     */
+    static DriverStack open(final RdsStackConfig config, final AgentTurns readerTurns)
+    {
         try
         {
-            return new DriverStack(config);
+            return new DriverStack(config, readerTurns);
         }
         catch (final IOException ex)
         {
@@ -747,9 +758,10 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
     /**
      * Under {@link #writeLock}: writes frame {@link #frameNumber} into the ring, waiting for room as for room on the
      * connection ({@link #awaitRoom}): the ring holds records, so the driver reads it (one of them rang if it slept;
-     * a driver that stops reading a client whose send its stack cannot take yet reads again once it can). Waiting, not taking the connection instead: there a frame costs both sides a system call, and a writer
-     * whose send buffer admits more than the ring holds would stream over it at that pace (1 KiB through a driver
-     * with a 4 MiB {@code SO_SNDBUF} was 2.5 times slower so).
+     * a driver that stops reading a client whose send its stack cannot take yet reads again once it can). Waiting,
+     * not taking the connection instead: there a frame costs both sides a system call, and a writer whose send
+     * buffer admits more than the ring holds would stream over it at that pace (1 KiB through a driver with a 4 MiB
+     * {@code SO_SNDBUF} was 2.5 times slower so).
      */
     private void offerToRing(final int headLength, final ByteBuffer payload) throws RdsException
     {

@@ -9,9 +9,11 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.DriverStacks;
 import org.rds4j.core.test.MemoryNetwork;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +29,8 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * non-blocking call finds nothing ({@link Invoker#foundNothing}): the application polls now, and nothing else
  * would read what arrives until the stand-by period ends. The receiving stack's periods are an hour here, and its
  * network does not wake it for a frame (as TCP's bytes wait in the kernel), so only the hand-over delivers within
- * the test's deadline; each kind of look is tried. Uses 127.0.77.x.
+ * the test's deadline; each kind of look is tried. The same for a driver's client, whose reader thread stands by as
+ * an embedded agent does. Uses 127.0.77.x.
  */
 class AgentStandByTest
 {
@@ -35,6 +38,7 @@ class AgentStandByTest
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final MemoryNetwork network = new MemoryNetwork();
+    private final DriverStacks drivers = new DriverStacks();
     private RdsStack polling;
     private RdsStack sending;
 
@@ -92,6 +96,7 @@ class AgentStandByTest
         {
             polling.close();
         }
+        drivers.close();
     }
 
     @ParameterizedTest
@@ -103,11 +108,33 @@ class AgentStandByTest
         network.wakes(false);
         polling = CoreStack.open(config("standby-p"), network.options().agentStandBy(HOUR_NS, HOUR_NS));
         sending = CoreStack.open(config("standby-s"), network.options());
-        final RdsSocket socket = polling.openSocket().bind(new InetSocketAddress(ip("127.0.77.1"), 7000));
-        final RdsSocket sender = sending.openSocket().bind(new InetSocketAddress(ip("127.0.77.2"), 7000));
+        standByThenPoll(look, ip("127.0.77.1"), ip("127.0.77.2"));
+    }
+
+    /** A driver's client: its reader thread stands by as an embedded agent does, and the doorbell does not reach it. */
+    @ParameterizedTest
+    @EnumSource(Look.class)
+    void aNonBlockingLookThatFindsNothingEndsTheDriverReadersStandBy(final Look look) throws Exception
+    {
+        final DriverServer driver = drivers.start(drivers.config("standby-d"));
+        polling = DriverStack.open(drivers.config("standby-dp").toBuilder()
+            .driverDirectory(driver.directory().toString()).build(), new AgentTurns(HOUR_NS, HOUR_NS));
+        sending = drivers.attach(driver, "standby-ds");
+        standByThenPoll(look, ip("127.0.77.3"), ip("127.0.77.4"));
+    }
+
+    /**
+     * A blocking receive on {@link #polling} that waits, and returns: the stack's agent (or reader) then stands by, for
+     * an hour. Then the socket turns non-blocking, {@link #sending} sends again, and {@code look} must get the
+     * message within the deadline.
+     */
+    private void standByThenPoll(final Look look, final InetAddress pollingIp, final InetAddress sendingIp)
+        throws Exception
+    {
+        final RdsSocket socket = polling.openSocket().bind(new InetSocketAddress(pollingIp, 7000));
+        final RdsSocket sender = sending.openSocket().bind(new InetSocketAddress(sendingIp, 7000));
         final RdsSelector selector = polling.openSelector();
 
-        // a blocking receive that waits, and returns: the polling stack's agent then stands by, for an hour
         final AtomicReference<Object> first = new AtomicReference<>();
         final Thread receiver = new Thread(() ->
         {
@@ -133,7 +160,7 @@ class AgentStandByTest
         sender.send(ByteBuffer.wrap("second".getBytes(StandardCharsets.US_ASCII)), socket.localAddress());
         final AtomicReference<String> second = new AtomicReference<>();
         Await.until(WAIT, () -> second.get() != null || set(second, look, socket, selector),
-            () -> look + ": the message, with the agent standing by for an hour unless a look hands over");
+            () -> look + ": the message, with the agent (or reader) standing by for an hour unless a look hands over");
         assertEquals("second", second.get());
     }
 

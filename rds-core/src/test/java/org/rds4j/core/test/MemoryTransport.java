@@ -207,7 +207,7 @@ public final class MemoryTransport implements Transport
 
     // ---------------------------------------------------------------- events, on this transport's agent
 
-    /** Any thread: queues an event for this transport's agent and wakes it (if the network {@link MemoryNetwork#wakes}). */
+    /** Any thread: queues an event for this transport's agent, and wakes it if the network wakes stacks. */
     private void post(final Runnable event)
     {
         if (!closed)
