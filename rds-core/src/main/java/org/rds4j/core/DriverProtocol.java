@@ -22,8 +22,9 @@ import java.net.InetSocketAddress;
  * bytes with the address first.
  * <p>
  * Client to driver (the body after the header). After HELLO, the client numbers its frames 1, 2, ... (wrapping to 1
- * after {@code Integer.MAX_VALUE}) and writes each either into its ring, as a record of that number, or, a frame
- * longer than the ring takes, on the connection after a SEQ frame with the number; the driver runs them in that order.
+ * after {@code Integer.MAX_VALUE}) and writes each either into its ring, as a record of that number, or on the
+ * connection after a SEQ frame with the number (rds4j's client does that only with a frame longer than the ring
+ * takes); the driver runs them in that order, whichever way each came.
  * <pre>
  *   HELLO     int version, int 0, long pid                  first frame, socket 0, on the connection
  *   SEQ       int number, int 0                             socket 0, on the connection: the frame after it has
