@@ -302,8 +302,10 @@ public final class RdsStackConfig
     }
 
     /**
-     * @return messages a socket can hand to the stack's agent before it has taken them, a power of two.
-     *         When full, a non-blocking send returns {@link RdsResult#EAGAIN}. Default 4096.
+     * @return messages a socket can hand to the stack's agent outside its send ring (those the ring has no room
+     *         for, and claims until committed) before the agent has taken them, a power of two; also the most the
+     *         agent takes from one socket per duty cycle. When full, a non-blocking send that needs a place returns
+     *         {@link RdsResult#EAGAIN}. Default 4096.
      */
     public int socketQueueCapacity()
     {

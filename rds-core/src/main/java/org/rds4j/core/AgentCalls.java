@@ -1,9 +1,7 @@
 package org.rds4j.core;
 
 import org.agrona.concurrent.status.AtomicCounter;
-import org.jctools.queues.MessagePassingQueue;
 import org.rds4j.RdsResult;
-import org.rds4j.core.wire.RdsHeader;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -29,7 +27,8 @@ final class AgentCalls implements WatchableSocket.Waiting
      */
     static final int SENDER_STREAM_PAYLOAD = 1024;
     /**
-     * Frame bytes waiting in a socket's hand-off queue from which a blocking sender of smaller messages runs a
+     * Bytes of a socket's send ring unread by the stack (records, each a frame rounded up to
+     * {@link SendRing#ALIGN}) from which a blocking sender of smaller messages runs a
      * duty cycle itself: the agent is that far behind the stream, and at these sizes what a message costs is its
      * hand-off between threads. With 16 KiB the sender ran too many short cycles, with 64 KiB too few.
      */
@@ -65,30 +64,28 @@ final class AgentCalls implements WatchableSocket.Waiting
      * <ul>
      * <li>if it is the only message in its socket's send buffer (nothing of the socket's queued or unacked: a
      * request, a reply), or</li>
-     * <li>if messages under {@link #SENDER_STREAM_PAYLOAD} have piled up in the socket's hand-off queue to
-     * {@link #SENDER_STREAM_BYTES}: the sender then transmits its own stream in batches, as the kernel's
+     * <li>if messages under {@link #SENDER_STREAM_PAYLOAD} have piled up in the socket's send ring, unread by the
+     * stack, to {@link #SENDER_STREAM_BYTES}: the sender then transmits its own stream in batches, as the kernel's
      * {@code rds_sendmsg} does in its caller, and the agent, finding the duty cycle taken, sleeps.</li>
      * </ul>
      * Otherwise the socket is streaming and its messages are left to the agent, which writes them in batches, as
      * TCP's Nagle algorithm holds back small segments while earlier ones are unacknowledged. In INVOKER mode there
      * is no agent to leave them to. When no cycle ran, the thread that drives the stack is woken.
      *
-     * @param outbound the sending socket's queue: a message a busy sender's cycle left in it needs the agent.
-     * @param alone    the message is the only one in the socket's send buffer.
-     * @param length   the message's payload bytes.
-     * @param waiting  the socket's messages waiting for the agent in {@code outbound}, this one included.
+     * @param socket the sending socket: a message a busy sender's cycle left unread needs the agent.
+     * @param alone  the message is the only one in the socket's send buffer.
+     * @param length the message's payload bytes.
      */
-    void afterBlockingSend(
-        final MessagePassingQueue<Message> outbound, final boolean alone, final int length, final int waiting)
+    void afterBlockingSend(final RdsSocketImpl socket, final boolean alone, final int length)
     {
-        final boolean runs = alone || !invoker.hasAgentThread() || (length < SENDER_STREAM_PAYLOAD &&
-            (long)waiting * (RdsHeader.LENGTH + length) >= SENDER_STREAM_BYTES);
+        final boolean runs = alone || !invoker.hasAgentThread() ||
+            (length < SENDER_STREAM_PAYLOAD && socket.unreadSendBytes() >= SENDER_STREAM_BYTES);
         final boolean ran = runs && invoker.tryInvoke();
         if (ran)
         {
             callerCycles.increment(); // several sending threads may count, one cycle after another
         }
-        if (!ran || !outbound.isEmpty())
+        if (!ran || socket.hasUnreadSends())
         {
             stack.wakeAgent();
         }

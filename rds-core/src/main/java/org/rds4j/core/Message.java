@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 
 /**
  * A pooled message: a direct buffer holding a header then the payload, and the bookkeeping of its trip.
- * Outbound, it is owned by its socket's queue, then by a connection's {@link SendQueue} until acked or
+ * Outbound, it is owned by its socket's send ring or queue, then by a connection's {@link SendQueue} until acked or
  * cancelled; inbound, by the receiving socket until the application has taken it.
  * <p>
  * An outbound message whose bytes are a record of its socket's {@link SendRing} belongs to the ring, not the
@@ -43,6 +43,11 @@ final class Message
     /** A ring's message: the ring holding its bytes (else null), and the record's position. */
     final SendRing ring;
     long ringPosition;
+    /**
+     * Outbound, handed to the stack outside its socket's send ring (spilled, or a claim): the ring's tail at the
+     * hand-over; the stack takes it once it has read the ring to there ({@link SendRing#readPosition}).
+     */
+    long mark;
 
     /**
      * @param sizeClass the pool's size class.

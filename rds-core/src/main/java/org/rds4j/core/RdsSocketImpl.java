@@ -21,10 +21,11 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The stack's implementation of {@link RdsSocket}. Application threads copy messages into pooled buffers
- * and hand them to the agent through a lock-free queue; the agent hands received messages back through
- * another. Send-buffer and receive-buffer bytes are counted with atomics both sides update. Its parts: the
- * options ({@link SocketOptions}), the receive side ({@link ReceiveQueue}), the send side of congestion
+ * The stack's implementation of {@link RdsSocket}. Application threads write messages into the socket's send ring,
+ * which the thread running the duty cycle reads in order ({@link SendRing}); what does not go there (a message the
+ * ring has no room for, a committed claim) reaches it through a lock-free queue, in order with the ring. Received
+ * messages come back through the receive ring. Send-buffer and receive-buffer bytes are counted with atomics both
+ * sides update. Its parts: the options ({@link SocketOptions}), the receive side ({@link ReceiveQueue}), the send side of congestion
  * ({@link Congestion.Sender}) and the agent's own state ({@link SocketAgentState}).
  * <p>
  * A receive that waits registers in {@link Waiters} and calls {@link AgentCalls#await}, which runs the agent's
@@ -45,9 +46,14 @@ final class RdsSocketImpl extends SocketBase
     private final MessagePool pool;
 
     // Application threads write, the agent reads.
-    /** Messages to send. */
+    /**
+     * Messages to send that are not read from the send ring: pooled messages (the ring had no room, or earlier ones
+     * of these were still waiting: a send must not pass them), and committed claims, in the order of commits. Each
+     * carries the ring's tail when it was handed over ({@link Message#mark}): the stack takes it after the ring's
+     * records before that mark, so that it follows every send that returned before it.
+     */
     final MpscArrayQueue<Message> outbound;
-    /** Places in {@link #outbound} taken by messages sent or claimed and not yet taken by the agent. */
+    /** Places in {@link #outbound} taken by messages spilled or claimed and not yet taken by the agent. */
     private final AtomicInteger outboundSlots = new AtomicInteger();
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
     /** Where messages are written, mapped at the first send (under {@link #stateLock}); the agent frees records. */
@@ -226,8 +232,8 @@ final class RdsSocketImpl extends SocketBase
      * driver's conductor does, once per read of the rings or turn of its loop ({@link DriverServer}), and the agent
      * needs no wake for its own.
      *
-     * @return the length, or {@link RdsResult#EAGAIN} while {@link #outbound} is full (the session tries again once
-     *         the agent took some), or a closed socket's {@link RdsResult#ENOTCONN}.
+     * @return the length, or {@link RdsResult#EAGAIN} while the message must go to {@link #outbound} and that is full
+     *         (the session tries again once the agent took some), or a closed socket's {@link RdsResult#ENOTCONN}.
      */
     int sendAdmitted(final ByteBuffer src, final InetSocketAddress destination)
     {
@@ -237,11 +243,11 @@ final class RdsSocketImpl extends SocketBase
             return RdsResult.ENOTCONN;
         }
         final int length = src.remaining();
-        if (!takeOutboundSlot())
+        if (!queue(src, destination, length, local.getPort(), sendQueued.getAndAdd(length)))
         {
+            sendQueued.addAndGet(-length);
             return RdsResult.EAGAIN;
         }
-        queue(src, destination, length, local.getPort(), sendQueued.getAndAdd(length));
         return length;
     }
 
@@ -285,30 +291,102 @@ final class RdsSocketImpl extends SocketBase
     /** A blocking send queued its message of {@code length} bytes: see {@link AgentCalls#afterBlockingSend}. */
     private void afterBlockingSend(final int length)
     {
-        // the slots taken count the messages waiting for the agent, on a line this thread has just written
-        // (the queue's own size would read the index the agent writes at every message it takes)
-        stack.calls().afterBlockingSend(outbound, sendQueued.get() == length, length, outboundSlots.get());
+        stack.calls().afterBlockingSend(this, sendQueued.get() == length, length);
+    }
+
+    /**
+     * Any thread, after a send: the bytes of the send ring the stack has not read yet (records being written
+     * included), as the reader last published its position.
+     */
+    long unreadSendBytes()
+    {
+        return sendRing.unreadBytes();
+    }
+
+    /** The thread running the duty cycle: whether messages wait for it, committed in the ring or in {@link #outbound}. */
+    boolean hasSendsForStack()
+    {
+        final SendRing ring = sendRing;
+        return !outbound.isEmpty() || ring != null && ring.hasCommitted();
+    }
+
+    /** Any thread, after a send: whether messages wait for the stack, in the ring or in {@link #outbound}. */
+    boolean hasUnreadSends()
+    {
+        return !outbound.isEmpty() || sendRing.unreadBytes() > 0;
     }
 
     private int trySend(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
     {
-        final long queued = reserve(destination, length);
+        final long queued = reserveRoom(destination, length, counters.sendQueueFull);
         if (queued < 0)
         {
             return (int)queued;
         }
-        queue(src, destination, length, sport, queued);
+        if (!queue(src, destination, length, sport, queued))
+        {
+            sendQueued.addAndGet(-length);
+            counters.sendQueueFull.increment();
+            return RdsResult.EAGAIN;
+        }
         return length;
     }
 
-    /** Copies the payload into a message and queues it to the agent; a slot in {@link #outbound} is taken. */
-    private void queue(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport,
+    /**
+     * Copies the payload into a record of the send ring, or into a pooled message handed over through
+     * {@link #outbound} if the ring has no room or messages wait there (a record would pass them).
+     *
+     * @return false if the message needed a place in {@link #outbound} and there is none.
+     */
+    private boolean queue(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport,
         final long queued)
     {
-        final Message message = newMessage(destination, length, sport, queued);
-        message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
-        outbound.offer(message); // never full: the slot is taken
+        final SendRing ring = sendRing();
+        // both of the queue's indices stay in this core's cache while nothing is spilled
+        final long position = outbound.isEmpty() ? ring.claim(RdsHeader.LENGTH + length) : -1;
+        if (position < 0 && !takeOutboundSlot())
+        {
+            return false;
+        }
+        final Message message;
+        try
+        {
+            message = messageFor(ring, position, destination, length, sport, queued);
+            message.buffer.putBytes(RdsHeader.LENGTH, src, src.position(), length);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // the slot's first message not made (out of memory), a source changed under the copy: the reader must
+            // not wait for a record that will never be committed, and the message's room is free again
+            if (position >= 0)
+            {
+                ring.free(position);
+                ring.freedByWriter();
+            }
+            else
+            {
+                outboundSlots.decrementAndGet();
+            }
+            sendQueued.addAndGet(-length);
+            throw ex;
+        }
+        if (position >= 0)
+        {
+            ring.commit(position);
+        }
+        else
+        {
+            handOver(message, ring);
+        }
         src.position(src.limit());
+        return true;
+    }
+
+    /** Hands a message to the stack through {@link #outbound}, marked with the ring's tail; its place is taken. */
+    private void handOver(final Message message, final SendRing ring)
+    {
+        message.mark = ring.tail();
+        outbound.offer(message); // never full: the place is taken
     }
 
     /** @return whether a place in {@link #outbound} was taken (false: it is full). */
@@ -323,13 +401,13 @@ final class RdsSocketImpl extends SocketBase
     }
 
     /**
-     * Takes room for a message: its bytes in the send buffer and a slot in {@link #outbound}, so that queueing it
-     * cannot fail afterwards (a claim's commit must not).
+     * Takes room for a claim: its bytes in the send buffer and a slot in {@link #outbound}, so that its commit cannot
+     * fail.
      *
      * @return the bytes queued before this message, or {@link RdsResult#ENOBUFS}, {@link RdsResult#EMSGSIZE} or
      *         {@link RdsResult#EAGAIN}.
      */
-    private long reserve(final InetSocketAddress destination, final int length)
+    private long reserveClaim(final InetSocketAddress destination, final int length)
     {
         final long queued = reserveRoom(destination, length, counters.sendQueueFull);
         if (queued < 0)
@@ -345,10 +423,14 @@ final class RdsSocketImpl extends SocketBase
         return queued;
     }
 
-    private Message newMessage(final InetSocketAddress destination, final int length, final int sport, final long queued)
+    /**
+     * @param position a record of {@code ring}, or -1 for a pooled message ({@code send_ring_spill}).
+     * @param queued   the send buffer's bytes before this message: from half of it, the message asks for an ack.
+     * @return the message to write, addressed.
+     */
+    private Message messageFor(final SendRing ring, final long position, final InetSocketAddress destination,
+        final int length, final int sport, final long queued)
     {
-        final SendRing ring = sendRing();
-        final long position = ring.claim(RdsHeader.LENGTH + length);
         final Message message;
         if (position >= 0)
         {
@@ -437,7 +519,7 @@ final class RdsSocketImpl extends SocketBase
         {
             return checked;
         }
-        final long queued = reserve(destination, length);
+        final long queued = reserveClaim(destination, length);
         if (queued < 0)
         {
             if (queued == RdsResult.ENOBUFS)
@@ -446,7 +528,10 @@ final class RdsSocketImpl extends SocketBase
             }
             return (int)queued;
         }
-        final Message message = newMessage(destination, length, localAddress.getPort(), queued);
+        final SendRing ring = sendRing();
+        // a record the ring's reader passes by: the claim reaches the stack at its commit, in the order of commits
+        final Message message = messageFor(ring, ring.claimAside(RdsHeader.LENGTH + length), destination, length,
+            localAddress.getPort(), queued);
         claim.grant(claimOwner, message, message.claimedPayload(), RdsHeader.LENGTH, length);
         return length;
     }
@@ -464,7 +549,7 @@ final class RdsSocketImpl extends SocketBase
                 abort(token);
                 return;
             }
-            outbound.offer((Message)token); // never full: reserve took a slot
+            handOver((Message)token, sendRing);
             stack.wakeAgent();
         }
 

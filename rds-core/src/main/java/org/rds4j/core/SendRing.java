@@ -8,27 +8,37 @@ import java.nio.file.Path;
 
 /**
  * A socket's send ring: the shared memory its messages are written into by the application threads that send
- * them, and transmitted (and, after a reconnect, retransmitted) from until their destination acks them. A
- * record is one frame, header then payload, at a multiple of {@link #ALIGN} bytes; the stack stamps the header
- * in place. Records go to many destinations and are acked out of order, so the ring is freed out of order and
- * reclaimed in order: an ack marks its record free, and the ring's head moves over the freed records at its
- * front only. A destination that stops acking so holds the head; writers that find no room take pooled
- * messages instead ({@code send_ring_spill}), so the other destinations go on, and a cancel frees the stuck
- * records. The send buffer ({@code SO_SNDBUF}) stays the count of unacked payload bytes: the ring's room
- * never changes what a send returns.
+ * them, read in order by the thread running the duty cycle (the ring is the socket's queue to the stack), and
+ * transmitted (and, after a reconnect, retransmitted) from until their destination acks them. A record is one
+ * frame, header then payload, at a multiple of {@link #ALIGN} bytes; the stack stamps the header in place. Records
+ * go to many destinations and are acked out of order, so the ring is freed out of order and reclaimed in order: an
+ * ack marks its record free, and the ring's head moves over the freed records at its front only. A destination
+ * that stops acking so holds the head; writers that find no room take pooled messages instead
+ * ({@code send_ring_spill}), so the other destinations go on, and a cancel frees the stuck records. The send buffer
+ * ({@code SO_SNDBUF}) stays the count of unacked payload bytes: the ring's room never changes what a send returns.
  * <p>
- * Memory, on {@link SharedMemory}: the records ({@code capacity} bytes), then a state word per
- * {@link #ALIGN}-byte slot (0: no record starts here, or its writer has not marked it yet; +n: a record of n
- * slots starts here; -n: that record is free). Beside it, in memory of this process that is never unmapped, the
- * tail, the head and the writers' cache of the head, absolute byte positions, each on its own cache line: the
- * head's line moves to a writer only when the cached head shows no room, not at every claim (agrona's
- * many-to-one ring buffer does the same).
+ * A record's life, in its state word:
+ * <pre>
+ *   0 --claim--> WRITING --commit--> COMMITTED --read--> (the stack's) --free--> FREE --head passes--> 0
+ *   0 --claimAside--> ASIDE --------------------------------------------free--> FREE
+ * </pre>
+ * The reader takes COMMITTED records in position order and stops at a WRITING one, or at a 0 (the tail, or a record
+ * whose writer has claimed it and not marked it yet). An ASIDE record (an {@link org.rds4j.RdsClaim}'s) reaches the
+ * stack through the socket's queue when committed, in the order of commits, so the reader passes it by, as it
+ * passes a FREE one (a padding, an aborted claim).
+ * <p>
+ * Memory, on {@link SharedMemory}: the records ({@code capacity} bytes), then a state word per {@link #ALIGN}-byte
+ * slot (0: no record starts here, or its writer has not marked it yet; a live record's slot count with its
+ * COMMITTED or ASIDE bit; minus the slot count: that record is free). Beside it, in memory of this process that is
+ * never unmapped, the tail, the head, the writers' cache of the head and the reader's position, absolute byte
+ * positions, each on its own cache line: the head's line moves to a writer only when the cached head shows no room,
+ * not at every claim (agrona's many-to-one ring buffer does the same).
  * <p>
  * Threads. Writers (any application thread) claim room at the tail with a compare-and-set and mark their record;
  * whoever releases a record (the stack, or a thread aborting a claim) marks it free; only the thread running the
- * duty cycle moves the head ({@link #reclaim}, as it frees each record) and unmaps the memory.
- * Before the head passes a record it clears the record's state word, so every word but those of live records
- * and of paddings is 0: the head stops at a 0 without reading the tail, whose line the writers keep.
+ * duty cycle reads records ({@link #next}), moves the head ({@link #reclaim}, as it frees each record) and unmaps the
+ * memory. Before the head passes a record it clears the record's state word, so every word but those of live
+ * records and of paddings is 0: the head stops at a 0 without reading the tail, whose line the writers keep.
  * The memory is unmapped when the socket is closed and every record is free (no transport is still writing
  * one, no claim is open); a claim left open across close leaves it to the garbage collector. A writer touches the
  * mapped memory only once its compare-and-set has made its record live, and the stack unmaps only after a
@@ -43,7 +53,12 @@ final class SendRing
     private static final int TAIL_INDEX = 0;
     private static final int HEAD_INDEX = 128;
     private static final int HEAD_CACHE_INDEX = 256;
-    private static final int POSITIONS_LENGTH = 384;
+    private static final int READ_INDEX = 384;
+    private static final int POSITIONS_LENGTH = 512;
+    /** A live record's state bits, above its slot count: written (the reader takes it), or claimed aside. */
+    private static final int COMMITTED = 1 << 30;
+    private static final int ASIDE = 1 << 29;
+    private static final int SLOTS = ASIDE - 1;
     /** The tail of a ring whose memory is gone. */
     private static final long CLOSED = Long.MIN_VALUE;
 
@@ -69,6 +84,8 @@ final class SendRing
     private boolean unmapped;
     /** The head, which only this thread moves. */
     private long head;
+    /** The reader's position: the records before it are taken or passed by; never behind the head. */
+    private long read;
 
     /**
      * @param directory where the ring's file is made (and at once unlinked).
@@ -96,13 +113,29 @@ final class SendRing
     }
 
     /**
-     * Writer: takes room for a frame at the tail.
+     * Writer: takes room at the tail for a frame that the reader takes once {@link #commit committed}.
      *
      * @param frameLength header and payload bytes.
      * @return the record's position, or -1 if the frame is longer than {@link #maxFrame()}, the ring has no room
      *         for it now, or the ring is closed.
      */
     long claim(final int frameLength)
+    {
+        return claim(frameLength, 0);
+    }
+
+    /**
+     * Writer: takes room at the tail for a frame that reaches the stack another way (an {@link org.rds4j.RdsClaim}'s,
+     * through the socket's queue in the order of commits): the reader passes it by.
+     *
+     * @return as {@link #claim(int)}.
+     */
+    long claimAside(final int frameLength)
+    {
+        return claim(frameLength, ASIDE);
+    }
+
+    private long claim(final int frameLength, final int kind)
     {
         if (frameLength > maxFrame())
         {
@@ -139,7 +172,7 @@ final class SendRing
                     words.putIntOrdered(stateIndex(tail), -(padding / ALIGN)); // free at once
                 }
                 final long position = tail + padding;
-                words.putIntOrdered(stateIndex(position), need / ALIGN);
+                words.putIntOrdered(stateIndex(position), need / ALIGN | kind);
                 return position;
             }
         }
@@ -165,11 +198,107 @@ final class SendRing
         return message;
     }
 
+    /** Writer: the record at {@code position}, claimed with {@link #claim(int)}, is written: the reader may take it. */
+    void commit(final long position)
+    {
+        final int index = stateIndex(position);
+        // a full fence, not an ordered store: the writer reads next whether the stack is parking, and the stack sets
+        // that before it looks here; with either store passing the other's load, both miss and the stack sleeps
+        words.putIntVolatile(index, words.getInt(index) | COMMITTED);
+    }
+
     /** Any thread, the record's owner: the record at {@code position} is no longer needed. */
     void free(final long position)
     {
         final int index = stateIndex(position);
-        words.putIntOrdered(index, -Math.abs(words.getIntVolatile(index)));
+        words.putIntOrdered(index, -(Math.abs(words.getIntVolatile(index)) & SLOTS));
+    }
+
+    /**
+     * The thread running the duty cycle: takes the next committed record.
+     *
+     * @return the record's message, as its writer left it ({@link #message}), or null if the reader is at the tail
+     *         or at a record not committed yet (it waits there: the records after it are read after it).
+     */
+    Message next()
+    {
+        final int state = passBy();
+        if (state <= 0 || (state & COMMITTED) == 0)
+        {
+            return null;
+        }
+        final Message message = messages[(int)(read & mask) / ALIGN];
+        read += (long)(state & SLOTS) * ALIGN;
+        return message;
+    }
+
+    /**
+     * The thread running the duty cycle: where the reader is, past the records it passes by. A message that reached
+     * the stack another way with a mark at or below it follows every record committed before its mark.
+     */
+    long readPosition()
+    {
+        passBy();
+        return read;
+    }
+
+    /** The thread running the duty cycle: whether {@link #next} would return a record. */
+    boolean hasCommitted()
+    {
+        final int state = passBy();
+        return state > 0 && (state & COMMITTED) != 0;
+    }
+
+    /** The thread running the duty cycle: makes the reader's position visible to {@link #unreadBytes}. */
+    void publishRead()
+    {
+        if (!unmapped)
+        {
+            positions.putLongOrdered(READ_INDEX, read);
+        }
+    }
+
+    /** Any thread: bytes from the reader's position last published to the tail (a record being written counts). */
+    long unreadBytes()
+    {
+        return unmapped ? 0 : positions.getLongVolatile(TAIL_INDEX) - positions.getLongVolatile(READ_INDEX);
+    }
+
+    /** Any thread: the tail, the mark of a message handed to the stack outside the ring (a closed ring's is lowest). */
+    long tail()
+    {
+        return positions.getLongVolatile(TAIL_INDEX);
+    }
+
+    /** Moves the reader over records that reach the stack another way and freed ones; @return the state it stops at. */
+    private int passBy()
+    {
+        if (unmapped)
+        {
+            return 0;
+        }
+        if (read < head)
+        {
+            read = head; // the head passed freed records the reader had not reached (an aborted claim's)
+        }
+        // a lap past the head is the tail of a full ring, whose slot is the head's record
+        while (read - head < capacity)
+        {
+            final int state = words.getIntVolatile(stateIndex(read));
+            if (state < 0)
+            {
+                read += (long)-state * ALIGN;
+            }
+            else if ((state & ASIDE) != 0)
+            {
+                read += (long)(state & SLOTS) * ALIGN;
+            }
+            else
+            {
+                return state;
+            }
+        }
+        return 0;
     }
 
     /** The thread running the duty cycle: moves the head over the freed records at the front, and unmaps a closed, empty ring. */

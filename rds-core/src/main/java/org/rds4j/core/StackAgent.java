@@ -182,7 +182,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             // a whole queue's worth: the more of a socket's messages each connection gets per cycle, the more of
             // them one write carries (a socket sending round robin to 200 peers got about one per write with 256)
             final RdsSocketImpl socket = sockets.get(Rotation.index(firstSocket, turn, socketCount));
-            work += drainSocket(socket, socket.outbound.capacity());
+            work += drainSocket(socket, config.socketQueueCapacity(), false);
         }
         // write before reading: what the application just queued leaves without waiting for this cycle's reads
         final int connectionCount = connections.size();
@@ -234,7 +234,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
         for (int i = 0, n = sockets.size(); i < n; i++)
         {
-            if (!sockets.get(i).outbound.isEmpty())
+            if (sockets.get(i).hasSendsForStack())
             {
                 return true;
             }
@@ -371,7 +371,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
         final LocalEndpoint endpoint = socket.endpoint();
         final int port = socket.localAddress().getPort();
-        drainSocket(socket, Integer.MAX_VALUE);
+        drainSocket(socket, Integer.MAX_VALUE, true);
         for (final Connection connection : endpoint.connections)
         {
             counters.sendCancelled.getAndAdd(connection.cancel(socket, -1));
@@ -386,17 +386,42 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     }
 
     /**
-     * Moves a socket's new messages into their connections' send queues.
+     * Moves a socket's new messages into their connections' send queues: the send ring's committed records in
+     * order, and each message of {@code outbound} once the ring is read to its mark ({@link Message#mark}).
      *
-     * @param limit most messages to move; unlimited before a cancel or close, which must see every message
-     *              whose send returned before it.
+     * @param limit    most messages to move.
+     * @param complete before a cancel or close, which must see every message whose send returned before it: waits
+     *                 for the records claimed before now that their writers are still writing.
      */
-    private int drainSocket(final RdsSocketImpl socket, final int limit)
+    private int drainSocket(final RdsSocketImpl socket, final int limit, final boolean complete)
     {
-        int moved = 0;
-        Message message;
-        while (moved < limit && (message = socket.outbound.relaxedPoll()) != null)
+        final SendRing ring = socket.mappedSendRing();
+        if (ring == null)
         {
+            return 0; // nothing sent yet: a claim or a spill maps the ring first
+        }
+        final long claimedBefore = complete ? ring.tail() : 0;
+        int moved = 0;
+        int fromQueue = 0;
+        Message aside = socket.outbound.relaxedPeek();
+        while (moved < limit)
+        {
+            final Message message;
+            if (aside != null && aside.mark <= ring.readPosition())
+            {
+                message = socket.outbound.relaxedPoll();
+                fromQueue++;
+                aside = socket.outbound.relaxedPeek();
+            }
+            else if ((message = ring.next()) == null)
+            {
+                if (complete && !ring.isUnmapped() && ring.readPosition() < claimedBefore)
+                {
+                    Thread.yield(); // a writer between its claim and its commit: a copy, at most maxFrame bytes
+                    continue;
+                }
+                break;
+            }
             moved++;
             if (!socket.isOpen())
             {
@@ -408,8 +433,12 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         }
         if (moved > 0)
         {
+            ring.publishRead();
             socket.reclaimAbortedClaims();
-            socket.outboundTaken(moved);
+        }
+        if (fromQueue > 0)
+        {
+            socket.outboundTaken(fromQueue);
             wakeups.senders(socket);
         }
         return moved;
@@ -417,7 +446,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
 
     int cancel(final RdsSocketImpl socket, final InetSocketAddress destination)
     {
-        drainSocket(socket, Integer.MAX_VALUE);
+        drainSocket(socket, Integer.MAX_VALUE, true);
         final Connection connection = existingConnection(socket, destination.getAddress());
         final int dropped = connection == null ? 0 : connection.cancel(socket, destination.getPort());
         counters.sendCancelled.getAndAdd(dropped);

@@ -162,6 +162,71 @@ class SendRingSocketTest
         assertEquals(2L, counter(a, "send_ring_spill"));
     }
 
+    /**
+     * Threads send messages that are ring records (100 bytes) and messages too long for the ring (3000 bytes, pooled,
+     * through the socket's queue) in a random mix: each thread's messages arrive in the order it sent them, each once,
+     * byte for byte. A record the stack read before a pooled message sent ahead of it would break a thread's order.
+     */
+    @Test
+    void threadsMixingRingRecordsAndPooledMessagesEachArriveInOrder() throws Exception
+    {
+        final CoreStack a = open("mix-a");
+        final CoreStack b = open("mix-b");
+        final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 16));
+        final RdsSocket sb = receiver(b, 26).setOption(RdsOptions.SO_RCVBUF, 4 << 20);
+        final int threads = 3;
+        final int perThread = 3000;
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        final Thread[] senders = new Thread[threads];
+        for (int t = 0; t < threads; t++)
+        {
+            final int id = t;
+            senders[t] = new Thread(() ->
+            {
+                final java.util.Random random = new java.util.Random(id);
+                try
+                {
+                    for (int n = 0; n < perThread; n++)
+                    {
+                        final int length = random.nextInt(4) == 0 ? 3000 : 100;
+                        final ByteBuffer message = numbered(length, n);
+                        message.putInt(0, id).putInt(4, n);
+                        assertEquals(length, sa.send(message, sb.localAddress()));
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            }, "mix-sender-" + t);
+            senders[t].start();
+        }
+        final int[] next = new int[threads];
+        final ByteBuffer dst = ByteBuffer.allocate(3001);
+        for (int i = 0; i < threads * perThread; i++)
+        {
+            dst.clear();
+            assertEquals(sa.localAddress(), sb.receive(dst), "message " + i + ": " + failure.get());
+            dst.flip();
+            final int id = dst.getInt(0);
+            final int n = dst.getInt(4);
+            assertEquals(next[id], n, "thread " + id + "'s messages in order");
+            final ByteBuffer expected = numbered(dst.remaining(), n);
+            expected.putInt(0, id).putInt(4, n);
+            assertEquals(expected, dst, "thread " + id + "'s message " + n + " byte for byte");
+            next[id]++;
+        }
+        for (final Thread sender : senders)
+        {
+            sender.join(WAIT.toMillis());
+        }
+        assertEquals(null, failure.get());
+        final long spilled = counter(a, "send_ring_spill");
+        assertTrue(spilled >= 3 * perThread / 8 && spilled < threads * perThread,
+            "the long ones pooled, short ones behind them too, the rest ring records: " + spilled);
+    }
+
     @Test
     void messagesInTheRingAreSentAgainAfterTheNetworkIsCut() throws Exception
     {

@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A socket's send ring on its own: aligned claims, records freed out of order and reclaimed in order, the padding
- * at the ring's end, no room and too long, views, close, and concurrent writers.
+ * at the ring's end, no room and too long, views, close, concurrent writers, and the stack reading committed records
+ * in order.
  */
 class SendRingTest
 {
@@ -151,6 +152,114 @@ class SendRingTest
         assertSame(messageB, ring.message(b));
         assertSame(messageB, ring.message(b + RING), "the slot's message, a lap later");
         assertEquals(b + RING, messageB.ringPosition);
+    }
+
+    @Test
+    void theReaderTakesCommittedRecordsInOrderAndWaitsAtOneBeingWritten()
+    {
+        assertNull(ring.next(), "nothing claimed");
+        final long a = ring.claim(100);
+        final long b = ring.claim(100);
+        ring.commit(b);
+        assertNull(ring.next(), "b is committed, but a before it is still being written");
+        assertFalse(ring.hasCommitted());
+        assertEquals(0, ring.readPosition());
+        ring.commit(a);
+        assertTrue(ring.hasCommitted());
+        assertSame(ring.message(a), ring.next());
+        assertSame(ring.message(b), ring.next());
+        assertNull(ring.next());
+        assertEquals(256, ring.readPosition());
+        assertEquals(256, ring.usedBytes(), "read records stay until freed");
+    }
+
+    @Test
+    void theReaderPassesClaimsAsideAndFreedRecords()
+    {
+        final long aside = ring.claimAside(100);
+        final long aborted = ring.claimAside(100);
+        final long sent = ring.claim(100);
+        ring.free(aborted);
+        assertNull(ring.next(), "the send is not committed");
+        assertEquals(sent, ring.readPosition(), "passed the claim set aside and the freed record");
+        ring.commit(sent);
+        assertSame(ring.message(sent), ring.next());
+        ring.free(sent);
+        ring.free(aside);
+        ring.reclaim();
+        assertEquals(0, ring.usedBytes());
+    }
+
+    @Test
+    void theHeadPassingFreedRecordsTheReaderHasNotReachedTakesTheReaderAlong()
+    {
+        final long aside = ring.claimAside(100);
+        ring.free(aside); // an aborted claim, freed and reclaimed before the reader looked: its word is 0 again
+        ring.reclaim();
+        final long sent = ring.claim(100);
+        ring.commit(sent);
+        assertSame(ring.message(sent), ring.next(), "the reader does not stop at the cleared word");
+    }
+
+    @Test
+    void theReaderStopsAtTheTailOfAFullRing()
+    {
+        final List<Long> records = new ArrayList<>();
+        for (int i = 0; i < 8; i++)
+        {
+            final long position = ring.claim(512);
+            ring.commit(position);
+            records.add(position);
+        }
+        for (final long position : records)
+        {
+            assertSame(ring.message(position), ring.next());
+        }
+        assertNull(ring.next(), "a lap on, the slot is the first record's: not a record to read");
+        ring.free(records.get(0));
+        assertNull(ring.next(), "nor once that record is free");
+        ring.reclaim();
+        final long wrapped = ring.claim(512);
+        ring.commit(wrapped);
+        assertEquals(4096, wrapped);
+        assertSame(ring.message(wrapped), ring.next());
+    }
+
+    @Test
+    void theReaderPassesThePaddingAtTheEnd()
+    {
+        final List<Long> first = new ArrayList<>();
+        for (int i = 0; i < 7; i++)
+        {
+            first.add(ring.claim(512));
+        }
+        final long last = ring.claim(448); // 64 bytes left at the end
+        ring.commit(last);
+        first.forEach(ring::commit);
+        first.forEach(position -> assertSame(ring.message(position), ring.next()));
+        assertSame(ring.message(last), ring.next());
+        first.forEach(ring::free);
+        ring.free(last);
+        ring.reclaim();
+        final long wrapped = ring.claim(128);
+        ring.commit(wrapped);
+        assertEquals(4096, wrapped);
+        assertSame(ring.message(wrapped), ring.next());
+        assertEquals(4096 + 128, ring.readPosition());
+    }
+
+    @Test
+    void unreadBytesCountFromTheLastPublishedRead()
+    {
+        final long a = ring.claim(100);
+        ring.commit(a);
+        ring.claim(10); // being written
+        assertEquals(192, ring.unreadBytes());
+        ring.next();
+        assertEquals(192, ring.unreadBytes(), "not published yet");
+        ring.publishRead();
+        assertEquals(64, ring.unreadBytes());
+        assertEquals(192, ring.tail());
     }
 
     @Test
@@ -304,6 +413,100 @@ class SendRingTest
             thread.join(10_000);
         }
         assertNull(failure.get());
+        assertEquals(0, ring.usedBytes());
+    }
+
+    /**
+     * Writers commit numbered records while this thread reads them as the stack does: each writer's records come in
+     * the order it wrote them, each once, byte for byte, whatever the interleaving and the claims set aside between.
+     */
+    @Test
+    void theReaderSeesEachWritersRecordsOnceAndInItsOrder() throws Exception
+    {
+        final int writers = 3;
+        final int perWriter = 30_000;
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++)
+        {
+            final int id = w;
+            final Thread thread = new Thread(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < perWriter; i++)
+                    {
+                        final int length = 16 + ThreadLocalRandom.current().nextInt(300);
+                        final boolean aside = i % 7 == 0;
+                        long position;
+                        while ((position = aside ? ring.claimAside(length) : ring.claim(length)) < 0)
+                        {
+                            Thread.onSpinWait();
+                        }
+                        final ByteBuffer view = ring.message(position).frame;
+                        view.putInt(0, id).putInt(4, i).putInt(8, length);
+                        for (int k = 12; k < length; k++)
+                        {
+                            view.put(k, (byte)(i + k));
+                        }
+                        if (aside)
+                        {
+                            ring.free(position);
+                            ring.freedByWriter();
+                        }
+                        else
+                        {
+                            ring.commit(position);
+                        }
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            }, "ring-writer-" + w);
+            threads.add(thread);
+            thread.start();
+        }
+        final int[] next = new int[writers];
+        int read = 0;
+        final int expected = writers * (perWriter - (perWriter + 6) / 7);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (read < expected)
+        {
+            assertTrue(System.nanoTime() < deadline, "read " + read + " of " + expected + ": " + failure.get());
+            final Message message = ring.next();
+            if (message == null)
+            {
+                ring.reclaimFreedByWriters();
+                Thread.onSpinWait();
+                continue;
+            }
+            final ByteBuffer view = message.frame;
+            final int id = view.getInt(0);
+            final int i = view.getInt(4);
+            final int length = view.getInt(8);
+            while (next[id] % 7 == 0)
+            {
+                next[id]++; // set aside by its writer, never read
+            }
+            assertEquals(next[id], i, "writer " + id + "'s records in order");
+            for (int k = 12; k < length; k++)
+            {
+                assertEquals((byte)(i + k), view.get(k), "record " + i + " of writer " + id + ", byte " + k);
+            }
+            next[id]++;
+            read++;
+            ring.free(message.ringPosition);
+            ring.reclaim();
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join(10_000);
+        }
+        assertNull(failure.get());
+        assertNull(ring.next(), "no record twice");
+        ring.reclaimFreedByWriters();
         assertEquals(0, ring.usedBytes());
     }
 

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.BitUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsOptions;
@@ -18,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rds4j.core.test.TestAddresses.ip;
 
 /**
- * A blocking sender streaming small messages runs a duty cycle itself once they pile up in its socket's hand-off
- * queue to {@link AgentCalls#SENDER_STREAM_BYTES} of frames; larger messages it leaves to the agent. The sending
+ * A blocking sender streaming small messages runs a duty cycle itself once they pile up unread in its socket's send
+ * ring to {@link AgentCalls#SENDER_STREAM_BYTES} of records; larger messages it leaves to the agent. The sending
  * stack's agent is kept out of the way by a call that waits without leading (the agent thread is then dormant and
  * no thread runs a duty cycle), so every cycle counted is one a sender ran. A first message to a dead peer, never
  * acked, keeps every later send from being alone in the send buffer (which would run a cycle anyway). On a
@@ -43,8 +44,8 @@ class SenderStreamTest
     {
         final int payload = 64;
         // the most messages that stay queued: one more makes the sender run a cycle
-        final int below = (AgentCalls.SENDER_STREAM_BYTES - 1) / (RdsHeader.LENGTH + payload);
-        assertEquals(292, below);
+        final int below = (AgentCalls.SENDER_STREAM_BYTES - 1) / record(payload);
+        assertEquals(255, below);
         streamsWhileTheAgentIsDormant(payload, below);
     }
 
@@ -52,7 +53,7 @@ class SenderStreamTest
     void justUnderTheLargeSizeTheRuleStillHolds() throws Exception
     {
         final int payload = AgentCalls.SENDER_STREAM_PAYLOAD - 1;
-        final int below = (AgentCalls.SENDER_STREAM_BYTES - 1) / (RdsHeader.LENGTH + payload);
+        final int below = (AgentCalls.SENDER_STREAM_BYTES - 1) / record(payload);
         assertEquals(30, below);
         streamsWhileTheAgentIsDormant(payload, below);
     }
@@ -80,6 +81,12 @@ class SenderStreamTest
         receiveInOrder(rx, tx.localAddress(), count, payload);
     }
 
+    /** @return the bytes a message takes in its socket's send ring: its frame, rounded up to a record's alignment. */
+    private static int record(final int payload)
+    {
+        return BitUtil.align(RdsHeader.LENGTH + payload, SendRing.ALIGN);
+    }
+
     /**
      * Sends {@code below} messages (none runs a cycle), then one more (it runs one, which queues all of them to
      * the connection), then {@code below} again, and checks that all arrive in order once the agent is back.
@@ -100,7 +107,7 @@ class SenderStreamTest
             assertEquals(payload, tx.send(Payloads.fill(src, 1, n, payload), rx.localAddress()));
         }
         assertEquals(0, counter(a, "send_caller_cycles") - cycles, "below the pile, no cycle");
-        assertEquals(0, counter(a, "send_queued") - queued, "all wait in the socket's queue");
+        assertEquals(0, counter(a, "send_queued") - queued, "all wait in the socket's send ring");
         assertEquals(payload, tx.send(Payloads.fill(src, 1, n++, payload), rx.localAddress()));
         assertEquals(1, counter(a, "send_caller_cycles") - cycles, "the sender ran one cycle");
         assertEquals(below + 1, counter(a, "send_queued") - queued, "which queued every message to the connection");
