@@ -1,0 +1,15 @@
+#!/bin/bash
+# pd.sh SIZE SECS: driver one-way pair (sink+source each with a child driver), per-thread CPU over 4 s, PERF=1 for perf -a 4 s with perf maps
+SIZE=$1; SECS=$2; shift 2
+JAR=${JAR:-/work/main/compare/target/compare.jar}
+export JAVA_TOOL_OPTIONS="$XOPTS ${PFP--XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer}"
+JO="-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stack=true --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/jdk.internal.misc=ALL-UNNAMED"
+O="--port 20080 --tcp-port 20110 --warmup 2 --duration $SECS --grace 1 --start-timeout 40 --size $SIZE --io block --agent-idle backoff --idle yield --timeout 200 --driver $*"
+java $JO -cp $JAR org.rds4j.compare.Main rds4j-sink $O > /tmp/w/sink.out 2>/tmp/w/sink.err & S=$!
+for i in $(seq 100); do grep -q READY /tmp/w/sink.out 2>/dev/null && break; sleep 0.2; done
+java $JO -cp $JAR org.rds4j.compare.Main rds4j-source $O > /tmp/w/src.out 2>/tmp/w/src.err & C=$!
+sleep ${WAIT:-5}
+[ -z "$NOCPU" ] && python3 /tmp/w/thcpu.py 4 $(pgrep java | tr '\n' ' ')
+if [ -n "$PERF" ]; then perf record -F 2999 -g -a -o /tmp/w/perf.drv -- sleep 4 >/dev/null 2>&1; for p in $(pgrep java); do jcmd $p Compiler.perfmap >/dev/null 2>&1; done; fi
+wait $C; wait $S
+grep -o '"msgs_per_s":[0-9]*' /tmp/w/sink.out
