@@ -100,14 +100,15 @@ public final class CoreStack implements RdsStack
         final IdleStrategy idle = options.idleStrategy() == null ?
             IdleStrategies.parse(config.idleStrategy(), wakeSignal) :
             IdleStrategies.wakeable(options.idleStrategy(), wakeSignal);
+        // every strategy that sleeps looks for work handed over as it begins to; rds4j's own also parks until the
+        // next timer deadline rather than a fixed 1 ms, so an idle stack sleeps
+        wakeSignal.idleBounds(agent);
         if (idle instanceof ParkingBackoffIdleStrategy)
         {
             // rds4j's own strategy parks through the signal: let the first transport that can block on its
             // I/O do the waiting, so that arriving frames end the park at once
             transports.stream().map(Transport::idleWaiter).filter(w -> w != null).findFirst()
                 .ifPresent(wakeSignal::idleWaiter);
-            // and park until the next timer deadline rather than a fixed 1 ms: an idle stack then sleeps
-            wakeSignal.idleBounds(agent);
         }
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error in the agent's duty cycle", config.name(), throwable);
         this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler, config.threading() == Threading.AGENT,

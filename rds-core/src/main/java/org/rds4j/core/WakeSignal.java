@@ -78,8 +78,7 @@ final class WakeSignal
         final IdleBounds current = bounds;
         if (current != null)
         {
-            // parked is set (a volatile write) before the queues are read: a hand-off that missed it is seen here
-            if (current.hasQueuedInput())
+            if (hasQueuedInput())
             {
                 awake();
                 return;
@@ -111,6 +110,17 @@ final class WakeSignal
     void parking()
     {
         parked.set(true);
+    }
+
+    /**
+     * The thread about to idle, after {@link #parking()}: whether work was handed over that the agent must not sleep
+     * through ({@link IdleBounds#hasQueuedInput}, which also tells a driver's clients to ring for what they write).
+     * Parked is set (a volatile write) before the queues are read: a hand-off that missed it is seen here.
+     */
+    boolean hasQueuedInput()
+    {
+        final IdleBounds current = bounds;
+        return current != null && current.hasQueuedInput();
     }
 
     void awake()

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.agrona.concurrent.SleepingIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsOptions;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -73,31 +75,29 @@ class DriverSendsTest
     /**
      * A send the conductor runs is queued for the stack's agent, which may be parked: the conductor wakes it (after the
      * read of the rings, or the turn of its loop, that queued it), or the message waits for the agent's next timed
-     * wake-up. Each request waits until the agent has been parked a while and the conductor sleeps
-     * ({@link DriverStacks#asleep}); the conductor, rung by the client, runs most of them ({@link DriverDoorbellTest}). Their round trips' median was 0.6-1.1 ms here, and 17 ms without the wake
-     * (12 to 55 ms each): the bound of 5 ms tells the two apart with room on both sides.
+     * wake-up. Here the driver's agent idles by sleeping an hour (an application's strategy, which also tells the
+     * clients to ring as it begins to sleep), so only that wake lets a round trip end within the test's minute. Each
+     * request waits until the agent sleeps and the conductor too ({@link DriverStacks#asleep}); the conductor, rung by
+     * the client, runs most of them ({@link DriverDoorbellTest}). Until 2026-11-29 this test bounded the median round
+     * trip (5 ms, against 17 ms without the wake), which two busy loops on the two cores could break.
      */
     @Test
     void aSendTheConductorRunsWakesTheParkedAgent()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
-            final DriverServer driver = stacks.start(stacks.config("send-w"));
+            final DriverServer driver = stacks.start(stacks.config("send-w"),
+                new SleepingIdleStrategy(TimeUnit.HOURS.toNanos(1)));
             try (RdsStack a = stacks.attach(driver, "send-a"); RdsStack b = stacks.attach(driver, "send-b"))
             {
                 final long byConductor = driver.counters().get("driver_sends_by_conductor");
                 final int roundTrips = 21;
-                final long[] roundTripNs = new long[roundTrips];
                 PingPong.run(a.openSocket().bind(new InetSocketAddress(ip("127.0.76.3"), 7000)),
                     b.openSocket().bind(new InetSocketAddress(ip("127.0.76.4"), 7000)), roundTrips,
-                    DriverStacks.asleep(driver), () -> { }, () -> { }, roundTripNs);
+                    DriverStacks.asleep(driver), () -> { }, () -> { }, new long[roundTrips]);
                 final long conductor = driver.counters().get("driver_sends_by_conductor") - byConductor;
                 assertTrue(conductor >= roundTrips / 2, "the conductor ran " + conductor + " of " + 2 * roundTrips +
                     " sends");
-                final long[] sorted = roundTripNs.clone();
-                Arrays.sort(sorted);
-                assertTrue(sorted[roundTrips / 2] < 5_000_000L, "median round trip " + sorted[roundTrips / 2] +
-                    " ns: " + Arrays.toString(roundTripNs));
             }
         });
     }

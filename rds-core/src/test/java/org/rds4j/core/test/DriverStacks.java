@@ -1,5 +1,6 @@
 package org.rds4j.core.test;
 
+import org.agrona.concurrent.IdleStrategy;
 import org.rds4j.RdsPeerListener;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
@@ -79,6 +80,16 @@ public final class DriverStacks extends StackFixture
     public DriverServer start(final RdsStackConfig config)
     {
         return start(config, network.options());
+    }
+
+    /**
+     * @param config the driver's stack's configuration.
+     * @param idle   how the driver's agent idles (a test's own: one that sleeps until woken, say).
+     * @return a running driver on the network, closed by {@link #close()}.
+     */
+    public DriverServer start(final RdsStackConfig config, final IdleStrategy idle)
+    {
+        return start(config, network.options().idleStrategy(idle));
     }
 
     private DriverServer start(final RdsStackConfig config, final StackOptions options)
@@ -200,7 +211,7 @@ public final class DriverStacks extends StackFixture
      */
     public DriverServer startGated(final RdsStackConfig config, final AgentGate gate)
     {
-        return start(config, network.options().idleStrategy(trackGate(gate)));
+        return start(config, trackGate(gate));
     }
 
     @Override
