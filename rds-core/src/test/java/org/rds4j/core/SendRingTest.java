@@ -357,39 +357,22 @@ class SendRingTest
         final int perWriter = 20_000;
         final BlockingQueue<long[]> written = new ArrayBlockingQueue<>(1024);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < writers; w++)
+        final List<Thread> threads = startWriters(writers, perWriter, failure, (id, i) ->
         {
-            final int id = w;
-            final Thread thread = new Thread(() ->
+            final int length = 8 + ThreadLocalRandom.current().nextInt(500);
+            long position;
+            while ((position = ring.claim(length)) < 0)
             {
-                try
-                {
-                    for (int i = 0; i < perWriter; i++)
-                    {
-                        final int length = 8 + ThreadLocalRandom.current().nextInt(500);
-                        long position;
-                        while ((position = ring.claim(length)) < 0)
-                        {
-                            Thread.onSpinWait();
-                        }
-                        final ByteBuffer view = ring.message(position).frame;
-                        final byte mark = (byte)(id * 50 + i % 50);
-                        for (int k = 0; k < length; k++)
-                        {
-                            view.put(k, mark);
-                        }
-                        written.put(new long[] {position, length, mark});
-                    }
-                }
-                catch (final Throwable ex)
-                {
-                    failure.set(ex);
-                }
-            }, "ring-writer-" + w);
-            threads.add(thread);
-            thread.start();
-        }
+                Thread.onSpinWait();
+            }
+            final ByteBuffer view = ring.message(position).frame;
+            final byte mark = (byte)(id * 50 + i % 50);
+            for (int k = 0; k < length; k++)
+            {
+                view.put(k, mark);
+            }
+            written.put(new long[] {position, length, mark});
+        });
         // this thread is the stack: it checks each record, frees it and reclaims; two at hand are freed newest first
         int checked = 0;
         while (checked < writers * perWriter)
@@ -426,48 +409,31 @@ class SendRingTest
         final int writers = 3;
         final int perWriter = 30_000;
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final List<Thread> threads = new ArrayList<>();
-        for (int w = 0; w < writers; w++)
+        final List<Thread> threads = startWriters(writers, perWriter, failure, (id, i) ->
         {
-            final int id = w;
-            final Thread thread = new Thread(() ->
+            final int length = 16 + ThreadLocalRandom.current().nextInt(300);
+            final boolean aside = i % 7 == 0;
+            long position;
+            while ((position = aside ? ring.claimAside(length) : ring.claim(length)) < 0)
             {
-                try
-                {
-                    for (int i = 0; i < perWriter; i++)
-                    {
-                        final int length = 16 + ThreadLocalRandom.current().nextInt(300);
-                        final boolean aside = i % 7 == 0;
-                        long position;
-                        while ((position = aside ? ring.claimAside(length) : ring.claim(length)) < 0)
-                        {
-                            Thread.onSpinWait();
-                        }
-                        final ByteBuffer view = ring.message(position).frame;
-                        view.putInt(0, id).putInt(4, i).putInt(8, length);
-                        for (int k = 12; k < length; k++)
-                        {
-                            view.put(k, (byte)(i + k));
-                        }
-                        if (aside)
-                        {
-                            ring.free(position);
-                            ring.freedByWriter();
-                        }
-                        else
-                        {
-                            ring.commit(position);
-                        }
-                    }
-                }
-                catch (final Throwable ex)
-                {
-                    failure.set(ex);
-                }
-            }, "ring-writer-" + w);
-            threads.add(thread);
-            thread.start();
-        }
+                Thread.onSpinWait();
+            }
+            final ByteBuffer view = ring.message(position).frame;
+            view.putInt(0, id).putInt(4, i).putInt(8, length);
+            for (int k = 12; k < length; k++)
+            {
+                view.put(k, (byte)(i + k));
+            }
+            if (aside)
+            {
+                ring.free(position);
+                ring.freedByWriter();
+            }
+            else
+            {
+                ring.commit(position);
+            }
+        });
         final int[] next = new int[writers];
         int read = 0;
         final int expected = writers * (perWriter - (perWriter + 6) / 7);
@@ -508,6 +474,41 @@ class SendRingTest
         assertNull(ring.next(), "no record twice");
         ring.reclaimFreedByWriters();
         assertEquals(0, ring.usedBytes());
+    }
+
+    /** One record a writer writes: its {@code i}-th, as writer {@code id}. */
+    @FunctionalInterface
+    private interface Write
+    {
+        void write(int id, int i) throws Exception;
+    }
+
+    /** Starts {@code writers} threads, each writing {@code perWriter} records; the first failure goes to {@code failure}. */
+    private static List<Thread> startWriters(final int writers, final int perWriter,
+        final AtomicReference<Throwable> failure, final Write write)
+    {
+        final List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++)
+        {
+            final int id = w;
+            final Thread thread = new Thread(() ->
+            {
+                try
+                {
+                    for (int i = 0; i < perWriter; i++)
+                    {
+                        write.write(id, i);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.set(ex);
+                }
+            }, "ring-writer-" + w);
+            threads.add(thread);
+            thread.start();
+        }
+        return threads;
     }
 
     private void check(final long[] record)

@@ -3,6 +3,7 @@ package org.rds4j.core;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.spi.Transport;
+import org.rds4j.core.test.Await;
 
 import java.util.concurrent.TimeUnit;
 
@@ -61,17 +62,7 @@ class WakeSignalTest
     @Test
     void withoutADeadlineTheParkLastsItsTimeUnlessWoken() throws Exception
     {
-        final Thread parker = Thread.currentThread();
-        final Thread waker = new Thread(() ->
-        {
-            // wake only once the signal is parked: a wake before that is meant to be missed
-            while (parker.getState() != Thread.State.TIMED_WAITING)
-            {
-                Thread.onSpinWait();
-            }
-            signal.wake();
-        });
-        waker.start();
+        final Thread waker = Await.wakeOnceWaiting(Thread.currentThread(), signal::wake);
         final long parkedNs = parkNs();
         waker.join();
         assertTrue(parkedNs < ENDED_EARLY_NS, "woken after " + parkedNs + " ns");

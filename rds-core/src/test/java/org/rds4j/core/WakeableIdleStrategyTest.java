@@ -65,17 +65,7 @@ class WakeableIdleStrategyTest
     void aSleepingStrategyIsWokenByTheSignal() throws Exception
     {
         final WakeableIdleStrategy idle = new WakeableIdleStrategy(new SleepingIdleStrategy(LONG_SLEEP_NS), signal);
-        final Thread sleeper = Thread.currentThread();
-        final Thread waker = new Thread(() ->
-        {
-            // wake only once it sleeps: a wake before the signal says parked is meant to be missed
-            while (sleeper.getState() != Thread.State.TIMED_WAITING)
-            {
-                Thread.onSpinWait();
-            }
-            signal.wake();
-        });
-        waker.start();
+        final Thread waker = Await.wakeOnceWaiting(Thread.currentThread(), signal::wake);
         final long start = System.nanoTime();
         idle.idle(0);
         final long sleptNs = System.nanoTime() - start;

@@ -67,6 +67,24 @@ public final class Await
     }
 
     /**
+     * Starts a thread that runs {@code wake} once {@code sleeper} waits with a timeout: a wake before that is one a
+     * test means to be missed. The caller then sleeps, and joins the thread.
+     */
+    public static Thread wakeOnceWaiting(final Thread sleeper, final Runnable wake)
+    {
+        final Thread waker = new Thread(() ->
+        {
+            while (sleeper.getState() != Thread.State.TIMED_WAITING)
+            {
+                Thread.onSpinWait();
+            }
+            wake.run();
+        }, "waker");
+        waker.start();
+        return waker;
+    }
+
+    /**
      * @param name a thread's whole name.
      * @return the live thread of this JVM of that name.
      * @throws AssertionError if none, or more than one, has it.
