@@ -1,6 +1,9 @@
 package org.rds4j.transport.tcp;
 
+import com.sun.jna.Native;
+import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +30,11 @@ import java.nio.file.StandardOpenOption;
  * <p>
  * Positions grow for the life of the ring; position {@code p} is byte {@code p % capacity} of the memory, which
  * is a deleted file on a tmpfs (so {@code sendfile} can read it). Agent thread only.
+ * <p>
+ * {@code sendfile} is called through libc ({@link LibC}) on the file's and the socket's descriptors, found once:
+ * the JDK's {@code FileChannel.transferTo} asks the file's size first, a second system call for each write (an
+ * {@code fstat}, 2 % of the samples of a source streaming 64-byte messages). Where libc cannot be called, or the
+ * socket's descriptor not found, the ring sends with {@code transferTo}.
  */
 final class TcpSendRing implements AutoCloseable
 {
@@ -36,11 +44,21 @@ final class TcpSendRing implements AutoCloseable
     /** Regions written and not yet free; a stage that finds the table full is written by copy instead. */
     private static final int MAX_REGIONS = 256;
     private static volatile boolean unavailableLogged;
+    /** {@link #socketDescriptor} before the first send. */
+    private static final int UNRESOLVED = -2;
+    /** A descriptor that libc cannot be given: send with {@code transferTo}. */
+    private static final int NONE = -1;
 
     private final FileChannel file;
     private final MappedByteBuffer memory;
     private final int capacity;
     private final ByteBuffer view;
+    /** The file, opened for reading through libc, or {@link #NONE}. */
+    private final int fileDescriptor;
+    /** The socket the ring's path writes to, found at the first send; {@link #NONE} if not found. */
+    private int socketDescriptor = UNRESOLVED;
+    /** The {@code off_t} that {@code sendfile} reads and moves. */
+    private final UnsafeBuffer sendOffset = new UnsafeBuffer(BufferUtil.allocateDirectAligned(Long.BYTES, Long.BYTES));
 
     /** Oldest position the peer may not have read: the start of the first unreleased region. */
     private long head;
@@ -54,8 +72,9 @@ final class TcpSendRing implements AutoCloseable
     /** Regions (the newest) still waiting for a sequenced frame to end after them. */
     private int unknownRegions;
 
-    private TcpSendRing(final FileChannel file, final MappedByteBuffer memory, final int capacity)
+    private TcpSendRing(final FileChannel file, final MappedByteBuffer memory, final int capacity, final int fileDescriptor)
     {
+        this.fileDescriptor = fileDescriptor;
         this.file = file;
         this.memory = memory;
         this.capacity = capacity;
@@ -69,15 +88,16 @@ final class TcpSendRing implements AutoCloseable
      */
     static TcpSendRing open(final int capacity)
     {
-        return open(DIRECTORY, capacity);
+        return open(DIRECTORY, capacity, true);
     }
 
     /**
      * @param directory where the ring's file is created (and at once deleted).
      * @param capacity  bytes.
+     * @param viaLibC   send through libc where it can be called; false: always with {@code transferTo} (tests).
      * @return a new ring, or null if the file cannot be created, sized or mapped (logged once per process).
      */
-    static TcpSendRing open(final Path directory, final int capacity)
+    static TcpSendRing open(final Path directory, final int capacity, final boolean viaLibC)
     {
         Path path = null;
         try
@@ -90,7 +110,7 @@ final class TcpSendRing implements AutoCloseable
                 // tmpfs could not back would be a bus error in the agent, where this is an exception here
                 IoUtil.fill(file, 0, capacity, (byte)0);
                 final MappedByteBuffer memory = file.map(FileChannel.MapMode.READ_WRITE, 0, capacity);
-                return new TcpSendRing(file, memory, capacity);
+                return new TcpSendRing(file, memory, capacity, viaLibC ? openForSendfile(path) : NONE);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -121,6 +141,26 @@ final class TcpSendRing implements AutoCloseable
                     // the file was created by us in a temporary directory; a leftover is harmless
                 }
             }
+        }
+    }
+
+    /** @return the file opened read-only through libc (before it is deleted), or {@link #NONE} if libc cannot be had. */
+    private static int openForSendfile(final Path path)
+    {
+        try
+        {
+            final int fd = LibC.open(path.toString(), LibC.O_RDONLY_CLOEXEC);
+            if (fd < 0)
+            {
+                LOG.debug("open({}) for sendfile failed: errno {}; the TCP send ring uses transferTo", path,
+                    Native.getLastError());
+            }
+            return Math.max(fd, NONE);
+        }
+        catch (final UnsatisfiedLinkError | NoClassDefFoundError ex)
+        {
+            LOG.debug("libc cannot be called ({}); the TCP send ring uses transferTo", ex.toString());
+            return NONE;
         }
     }
 
@@ -218,15 +258,63 @@ final class TcpSendRing implements AutoCloseable
      */
     long send(final SocketChannel channel) throws IOException
     {
-        final long sent = file.transferTo(view.position(), view.remaining(), channel);
+        if (socketDescriptor == UNRESOLVED)
+        {
+            socketDescriptor = findSocket(channel);
+        }
+        final long sent = socketDescriptor == NONE ?
+            file.transferTo(view.position(), view.remaining(), channel) : sendfile();
         view.position(view.position() + (int)sent);
         return sent;
+    }
+
+    private long sendfile() throws IOException
+    {
+        sendOffset.putLong(0, view.position());
+        final long sent = LibC.sendfile(socketDescriptor, fileDescriptor, sendOffset.addressOffset(), view.remaining());
+        if (sent >= 0)
+        {
+            return sent;
+        }
+        final int errno = Native.getLastError();
+        if (errno == LibC.EAGAIN || errno == LibC.EINTR)
+        {
+            return 0; // the caller waits for room, as after a write the socket took none of
+        }
+        throw new IOException("sendfile to a TCP socket failed: errno " + errno);
+    }
+
+    private int findSocket(final SocketChannel channel)
+    {
+        if (fileDescriptor == NONE)
+        {
+            return NONE;
+        }
+        try
+        {
+            return TcpUnackedBytes.descriptorOf(channel);
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("no descriptor for {} ({}); the TCP send ring uses transferTo", channel, ex.toString());
+            return NONE;
+        }
+    }
+
+    /** @return true once the ring sends through libc (tests): it has sent, and found both descriptors. */
+    boolean sendsViaLibC()
+    {
+        return socketDescriptor >= 0;
     }
 
     /** Releases the memory. The kernel keeps the pages a socket still holds; nothing may use the ring after. */
     @Override
     public void close()
     {
+        if (fileDescriptor != NONE)
+        {
+            LibC.close(fileDescriptor);
+        }
         try
         {
             file.close();

@@ -1,7 +1,6 @@
 package org.rds4j.transport.tcp;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -18,9 +17,9 @@ import java.nio.file.Path;
  * connected socket is the send queue from the first unacked byte ({@code write_seq - snd_una}). Written minus
  * this is what the peer's host has received, the kernel's rule for a message delivered over {@code rds_tcp}.
  * <p>
- * Java does not expose a channel's descriptor, so {@link #of} finds it once: among this process's descriptors
- * that {@code /proc/self/fd} shows as sockets, the one whose {@code getsockname}/{@code getpeername} are the
- * channel's addresses (a dual-stack socket shows IPv4 addresses as {@code ::ffff:a.b.c.d}). It reads no
+ * Java does not expose a channel's descriptor, so {@link #descriptorOf} finds it once: among this process's
+ * descriptors that {@code /proc/self/fd} shows as sockets, the one whose {@code getsockname}/{@code getpeername}
+ * are the channel's addresses (a dual-stack socket shows IPv4 addresses as {@code ::ffff:a.b.c.d}). It reads no
  * socket table, so its cost grows with this process's descriptors only. Linux only. {@link #unacked}
  * allocates nothing. The descriptor is valid while the channel is open; the owner must stop calling
  * {@link #unacked} when it closes the channel.
@@ -48,6 +47,23 @@ final class TcpUnackedBytes
      */
     static TcpUnackedBytes of(final SocketChannel channel) throws IOException
     {
+        final int fd = descriptorOf(channel);
+        final TcpUnackedBytes result = new TcpUnackedBytes(fd);
+        if (result.unacked() < 0)
+        {
+            throw new IOException("ioctl(SIOCOUTQ) failed on descriptor " + fd + ": errno " + Native.getLastError());
+        }
+        return result;
+    }
+
+    /**
+     * @param channel a connected TCP channel of this process.
+     * @return its descriptor, valid while the channel is open.
+     * @throws IOException if no descriptor of this process is that socket, or the native calls cannot be made
+     *                     (not Linux).
+     */
+    static int descriptorOf(final SocketChannel channel) throws IOException
+    {
         final InetSocketAddress local = (InetSocketAddress)channel.getLocalAddress();
         final InetSocketAddress remote = (InetSocketAddress)channel.getRemoteAddress();
         if (local == null || remote == null)
@@ -56,13 +72,7 @@ final class TcpUnackedBytes
         }
         try
         {
-            final int fd = findDescriptor(local, remote);
-            final TcpUnackedBytes result = new TcpUnackedBytes(fd);
-            if (result.unacked() < 0)
-            {
-                throw new IOException("ioctl(SIOCOUTQ) failed on descriptor " + fd + ": errno " + Native.getLastError());
-            }
-            return result;
+            return findDescriptor(local, remote);
         }
         catch (final UnsatisfiedLinkError | NoClassDefFoundError ex)
         {
@@ -150,20 +160,5 @@ final class TcpUnackedBytes
             }
         }
         return true;
-    }
-
-    /** The libc calls; ioctl is variadic in C, called with fixed integer arguments, which the Linux ABIs pass alike. */
-    private static final class LibC
-    {
-        static
-        {
-            Native.register(LibC.class, NativeLibrary.getInstance("c"));
-        }
-
-        static native int ioctl(int fd, long request, long argp);
-
-        static native int getsockname(int fd, long addr, long addrLength);
-
-        static native int getpeername(int fd, long addr, long addrLength);
     }
 }

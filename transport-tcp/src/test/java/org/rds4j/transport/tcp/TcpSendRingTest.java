@@ -3,9 +3,13 @@ package org.rds4j.transport.tcp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -18,16 +22,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link TcpSendRing}: which memory it hands out, when a region becomes free, and that {@code sendfile} sends
- * exactly a region's bytes.
+ * {@link TcpSendRing}: which memory it hands out, when a region becomes free, and that {@code sendfile}, through
+ * libc or the JDK, sends exactly a region's bytes, stops without an error at a full socket and fails at a reset one.
  */
 class TcpSendRingTest
 {
     private static final int CAPACITY = 256 * 1024;
     private static final int KIB = 1024;
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
     private final TcpSendRing ring = TcpSendRing.open(CAPACITY);
 
@@ -114,46 +120,135 @@ class TcpSendRingTest
     void aRingLeavesNoFileBehindAndADirectoryThatCannotHoldOneGivesNone(@TempDir final Path directory)
         throws Exception
     {
-        final TcpSendRing other = TcpSendRing.open(directory, CAPACITY);
+        final TcpSendRing other = TcpSendRing.open(directory, CAPACITY, true);
         try (Stream<Path> files = Files.list(directory))
         {
             assertEquals(0, files.count(), "the file is deleted once mapped");
         }
         assertEquals(CAPACITY, other.claim(1, CAPACITY).remaining(), "and the memory is there");
         other.close();
-        assertNull(TcpSendRing.open(directory.resolve("missing"), CAPACITY), "no directory: no ring, no exception");
+        assertNull(TcpSendRing.open(directory.resolve("missing"), CAPACITY, true), "no directory: no ring, no exception");
     }
 
-    @Test
-    void sendfileSendsExactlyTheRegion() throws Exception
+    @ParameterizedTest(name = "through libc: {0}")
+    @ValueSource(booleans = {true, false})
+    void sendfileSendsExactlyTheRegion(final boolean viaLibC) throws Exception
     {
-        final InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
+        final TcpSendRing under = viaLibC ? ring : TcpSendRing.open(TcpSendRing.DIRECTORY, CAPACITY, false);
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(LOOPBACK, 0));
             SocketChannel client = SocketChannel.open(server.getLocalAddress());
             SocketChannel accepted = server.accept())
         {
-            stage(0, 1000); // sent before: the region under test starts elsewhere
-            final ByteBuffer claimed = ring.claim(1, 64 * KIB);
-            final byte[] expected = new byte[50_000];
-            for (int i = 0; i < expected.length; i++)
-            {
-                expected[i] = (byte)(i * 7 + 3);
-            }
+            final ByteBuffer before = under.claim(1, 1000); // sent before: the region under test starts elsewhere
+            before.position(1000);
+            under.commit();
+            final byte[] expected = pattern(50_000);
+            final ByteBuffer claimed = under.claim(1, 64 * KIB);
             claimed.put(expected);
-            ring.commit();
+            under.commit();
             assertEquals(1000, claimed.position());
             long sent = 0;
             while (claimed.hasRemaining())
             {
-                sent += ring.send(client);
+                sent += under.send(client);
             }
             assertEquals(expected.length, sent);
-            final ByteBuffer received = ByteBuffer.allocate(expected.length);
+            assertEquals(viaLibC, under.sendsViaLibC(), "which way it sent");
+            assertArrayEquals(expected, read(accepted, expected.length));
+        }
+        finally
+        {
+            if (under != ring)
+            {
+                under.close();
+            }
+        }
+    }
+
+    /** A non-blocking socket with no room takes part of a region, then nothing, and no error; the rest goes later. */
+    @Test
+    void aFullSocketTakesPartOfARegionThenNothingAndTheRestLater() throws Exception
+    {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(LOOPBACK, 0));
+            SocketChannel client = SocketChannel.open(server.getLocalAddress());
+            SocketChannel accepted = server.accept())
+        {
+            client.setOption(StandardSocketOptions.SO_SNDBUF, 16 * KIB);
+            accepted.setOption(StandardSocketOptions.SO_RCVBUF, 16 * KIB);
+            client.configureBlocking(false);
+            final byte[] expected = pattern(CAPACITY);
+            final ByteBuffer claimed = ring.claim(1, CAPACITY);
+            claimed.put(expected);
+            ring.commit();
+            long sent = 0;
+            long got;
+            while ((got = ring.send(client)) > 0)
+            {
+                sent += got;
+            }
+            assertEquals(0, got, "a full socket takes nothing, without an error");
+            assertTrue(sent > 0 && sent < CAPACITY, "the socket took part of the region: " + sent);
+            assertEquals(sent, claimed.position(), "the region's position is past what was sent");
+            assertTrue(ring.sendsViaLibC());
+            final ByteBuffer received = ByteBuffer.allocate(CAPACITY);
             while (received.hasRemaining())
             {
                 accepted.read(received);
+                ring.send(client);
             }
+            assertFalse(claimed.hasRemaining());
             assertArrayEquals(expected, received.array());
         }
+    }
+
+    /** A send to a socket its peer reset fails with the errno, as a write would. */
+    @Test
+    void aSendToAResetSocketFails() throws Exception
+    {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(LOOPBACK, 0));
+            SocketChannel client = SocketChannel.open(server.getLocalAddress()))
+        {
+            try (SocketChannel accepted = server.accept())
+            {
+                final ByteBuffer first = ring.claim(1, 100);
+                first.position(100);
+                ring.commit();
+                assertEquals(100, ring.send(client), "the descriptors are found while connected");
+                assertTrue(ring.sendsViaLibC());
+                assertEquals(100, read(accepted, 100).length);
+                accepted.setOption(StandardSocketOptions.SO_LINGER, 0); // close sends a reset
+            }
+            final ByteBuffer claimed = ring.claim(1, 64 * KIB);
+            claimed.position(64 * KIB);
+            ring.commit();
+            final IOException failure = assertThrows(IOException.class, () ->
+            {
+                while (true)
+                {
+                    ring.send(client);
+                }
+            });
+            assertTrue(failure.getMessage().contains("errno"), failure.getMessage());
+        }
+    }
+
+    private static byte[] pattern(final int length)
+    {
+        final byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            bytes[i] = (byte)(i * 7 + 3);
+        }
+        return bytes;
+    }
+
+    private static byte[] read(final SocketChannel channel, final int length) throws IOException
+    {
+        final ByteBuffer received = ByteBuffer.allocate(length);
+        while (received.hasRemaining())
+        {
+            channel.read(received);
+        }
+        return received.array();
     }
 }
