@@ -63,6 +63,8 @@ final class Invoker
     private final AtomicLong endedCalls = new AtomicLong();
     /** Work was handed to the stack while the agent thread stood by or slept; set once per wake-up. */
     private final AtomicBoolean handedOver = new AtomicBoolean();
+    /** {@link #endedCalls} at the last empty look that did not hand over ({@link #foundNothing}); -1 before any. */
+    private volatile long endedAtEmptyLook = -1;
 
     // The agent thread writes (AGENT mode), application threads read.
     /** The stack's agent thread; null in INVOKER mode. */
@@ -207,16 +209,27 @@ final class Invoker
 
     /**
      * A non-blocking call found nothing to take. An agent thread standing by for application threads that made
-     * blocking calls takes over now, if none is in one: this thread polls, and does not drive the stack, so without
-     * this what arrives would wait in the kernel until the stand-by period ends (up to
-     * {@link AgentTurns#MAX_STAND_BY_NS}). One volatile read while the agent leads, as it does for a polling
-     * application; a dormant agent is left asleep (a thread waiting in a call leads).
+     * blocking calls takes over at the second such look with no blocking call ended between the two, if none is in
+     * one: the application polls now, and does not drive the stack, so without this what arrives would wait in the
+     * kernel until the stand-by period ends (up to {@link AgentTurns#MAX_STAND_BY_NS}). Not at the first: a thread
+     * that looks before it waits ({@code poll}, then a blocking {@code receive} if it found nothing) drives the stack
+     * in the wait, and waking the agent at every look took such a ping-pong ({@code rds stress}) from about 38,000
+     * round trips a second to 15,000. One volatile read while the agent leads, as it does for a polling application;
+     * a dormant agent is left asleep (a thread waiting in a call leads).
      */
     void foundNothing()
     {
         if (agentState == AGENT_STANDING_BY && waitingCalls.get() == 0)
         {
-            handOver();
+            final long ended = endedCalls.get();
+            if (ended == endedAtEmptyLook)
+            {
+                handOver();
+            }
+            else
+            {
+                endedAtEmptyLook = ended;
+            }
         }
     }
 
