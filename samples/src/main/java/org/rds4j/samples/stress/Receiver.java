@@ -63,6 +63,11 @@ public final class Receiver implements Runnable, RdsMessageHandler
     private final AtomicLong sendErrors = new AtomicLong();
     private final AtomicLong lastRequestNanos = new AtomicLong();
     private volatile long firstRequestNanos;
+    /**
+     * Reading thread: the clock at the first request of the current read, 0 until one comes. Read once per read, not
+     * per request: at 64 B one-way a read of the clock per request was about 14 % of the receiving thread's time.
+     */
+    private long readNanos;
     private volatile long completeNanos;
     private volatile int pendingReplies;
     private volatile boolean running = true;
@@ -163,6 +168,7 @@ public final class Receiver implements Runnable, RdsMessageHandler
         if (takeQueued() == 0 && running)
         {
             receiveBuffer.clear();
+            readNanos = 0;
             final InetSocketAddress from = socket.receive(receiveBuffer);
             if (from != null)
             {
@@ -185,6 +191,7 @@ public final class Receiver implements Runnable, RdsMessageHandler
         {
             flushPending();
         }
+        readNanos = 0;
         return socket.poll(this, POLL_LIMIT);
     }
 
@@ -219,7 +226,11 @@ public final class Receiver implements Runnable, RdsMessageHandler
 
     private void onRequest(final InetSocketAddress from, final ByteBuffer m, final int task, final long sequence)
     {
-        final long now = System.nanoTime();
+        if (readNanos == 0)
+        {
+            readNanos = System.nanoTime();
+        }
+        final long now = readNanos;
         if (firstRequestNanos == 0)
         {
             firstRequestNanos = now;

@@ -19,8 +19,9 @@ import java.nio.ByteOrder;
  *                            receiver (so many DONEs to wait for); REPLY, DONE_ACK: 0
  *  16     8   sequence       REQUEST: 0, 1, 2... per task; REPLY: the request's; DONE: requests the task sent
  *                            to this receiver; DONE_ACK: distinct requests of the task the receiver got
- *  24     8   timestamp      REQUEST: System.nanoTime() of the send (or of its scheduled time with --rate),
- *                            on the requester's clock; REPLY: echoed; DONE, DONE_ACK: 0
+ *  24     8   timestamp      REQUEST: System.nanoTime() of the send (or of its scheduled time with --rate;
+ *                            one-way, of up to 63 sends before), on the requester's clock; REPLY: echoed;
+ *                            DONE, DONE_ACK: 0
  * </pre>
  * All fields are big-endian. Every method here works on absolute offsets from a buffer's position and
  * allocates nothing.
