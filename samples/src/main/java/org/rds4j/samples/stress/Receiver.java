@@ -167,8 +167,7 @@ public final class Receiver implements Runnable, RdsMessageHandler
     {
         if (takeQueued() == 0 && running)
         {
-            receiveBuffer.clear();
-            readNanos = 0;
+            receiveBuffer.clear(); // readNanos is still 0: takeQueued's poll found nothing
             final InetSocketAddress from = socket.receive(receiveBuffer);
             if (from != null)
             {
