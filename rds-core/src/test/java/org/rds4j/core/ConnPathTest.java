@@ -143,6 +143,40 @@ class ConnPathTest
     }
 
     @Test
+    void aRunOfDataFramesIsSentUpToTheFrameTheWriteStoppedIn()
+    {
+        final FakeTransportPath wire = bringUp();
+        receive(1, 0, 5, 9, FLAG_ACK_REQUIRED, 0);
+        for (int i = 0; i < 5; i++)
+        {
+            send(7, 100);
+        }
+        wire.budget = 3 * (RdsHeader.LENGTH + 100) + 20;
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(data(1, 1, 100, 7, 0), data(2, 1, 100, 7, 0), data(3, 1, 100, 7, 0)), wire.frames(),
+            "the run carries the ack of 1");
+        assertEquals(3, host.counters.sendTransmitted.get());
+        receive(0, 4, 0, 0, 0, 0);
+        assertEquals(5, connection.queuedMessages(), "4 is part written: an ack of it is not from this peer");
+        receive(0, 3, 0, 0, 0, 0);
+        assertEquals(2, connection.queuedMessages());
+        assertEquals(3, host.releasedSent);
+
+        receive(2, 0, 5, 9, 0, 0);
+        wire.budget = Integer.MAX_VALUE;
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(data(4, 1, 100, 7, 0), data(5, 2, 100, 7, 0)), wire.frames(),
+            "the resumed frame keeps its ack; the next carries the new one");
+        host.advance(host.config.ackDelay().toNanos());
+        connection.doWork(host.nowNs);
+        assertEquals(List.of(), wire.frames(), "the run's last frame carried the ack: no ack-only frame");
+        receive(0, 5, 0, 0, 0, 0);
+        assertEquals(0, connection.queuedMessages());
+        assertCounters("send_transmitted", 5, "send_drop_acked", 5, "recv_drop_bad_ack", 1, "send_ack_only", 0,
+            "recv_drop_no_sock", 2);
+    }
+
+    @Test
     void aPartlyWrittenCongestionMapIsFinishedBeforeTheProbeAndSentAgainIfItChanged()
     {
         final FakeTransportPath wire = connect(new FakeTransportPath(path));
