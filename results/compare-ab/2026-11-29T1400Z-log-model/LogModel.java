@@ -1,0 +1,132 @@
+import java.io.RandomAccessFile;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.net.StandardSocketOptions;
+import java.util.concurrent.atomic.AtomicLong;
+
+// LogModel HOST PORT SIZE SECS MODE: a model of a send path in which the sending thread writes each frame whole
+// (the 48-byte header compare's frames carry, then the payload) into a log of shared memory (a tmpfs file, as rds4j's
+// rings) and sends ranges of the log with sendfile (FileChannel.transferTo) once 32 KiB are written. It connects to
+// compare's nio-sink, which parses and counts the frames. MODE: plain (no atomic instruction per message), atomics (a
+// getAndAdd per message, as a socket's send-buffer count, and a volatile store, as a commit that another thread
+// reads). No acks: the log is 64 MiB and is written over a lap later (25 ms at 2.5 GB/s), long after TCP sent it.
+public class LogModel {
+    static final int HEADER = 48, BATCH = 32 << 10;
+    static final int LOG = Integer.getInteger("log.mib", 64) << 20;
+    static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    public static void main(String[] a) throws Exception {
+        final String host = a[0]; final int port = Integer.parseInt(a[1]), size = Integer.parseInt(a[2]);
+        final long secs = Long.parseLong(a[3]); final boolean atomics = !a[4].equals("plain");
+        final boolean objects = a[4].equals("objects");
+        final boolean twoPass = objects || a[4].equals("twopass");
+        // objects: a descriptor per frame (as rds4j's Message per ring slot), taken into a queue at send, polled by
+        // the second pass, into a sent list, and released from it as an ack would free it
+        final Desc[] slots = new Desc[LOG / (HEADER + Integer.parseInt(a[2])) + 1];
+        for (int i = 0; i < slots.length; i++) slots[i] = new Desc();
+        final java.util.ArrayDeque<Desc> queue = new java.util.ArrayDeque<>(1 << 16), unacked = new java.util.ArrayDeque<>(1 << 16);
+        final Path file = Files.createTempFile(Path.of("/dev/shm"), "logmodel", ".log");
+        final RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw");
+        raf.setLength(LOG);
+        final FileChannel log = raf.getChannel();
+        final MappedByteBuffer m = log.map(FileChannel.MapMode.READ_WRITE, 0, LOG);
+        m.order(ByteOrder.BIG_ENDIAN);
+        Files.delete(file);
+        for (int i = 0; i < LOG; i += 4096) m.put(i, (byte) 0); // touch every page once, as a ring in use is
+        SocketChannel ch = null;
+        for (int i = 0; i < 200 && ch == null; i++) {
+            try { ch = SocketChannel.open(new InetSocketAddress(host, port)); } catch (Exception e) { Thread.sleep(50); }
+        }
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        final ByteBuffer payload = ByteBuffer.allocateDirect(size);
+        // twopass: the stage a second pass copies each frame into, stamping its header there (as the present path
+        // stamps in the socket's ring and copies into the TCP send ring's stage), sent from its own tmpfs file
+        final Path stageFile = Files.createTempFile(Path.of("/dev/shm"), "logmodel", ".stage");
+        final RandomAccessFile stageRaf = new RandomAccessFile(stageFile.toFile(), "rw");
+        stageRaf.setLength(LOG);
+        final FileChannel stageLog = stageRaf.getChannel();
+        final MappedByteBuffer stage = stageLog.map(FileChannel.MapMode.READ_WRITE, 0, LOG);
+        stage.order(ByteOrder.BIG_ENDIAN);
+        Files.delete(stageFile);
+        for (int i = 0; i < LOG; i += 4096) stage.put(i, (byte) 0);
+        long batchStart = 0;
+        final AtomicLong queued = new AtomicLong();
+        final int frame = HEADER + size;
+        long seq = 0, tail = 0, sent = 0;
+        final long end = System.nanoTime() + secs * 1_000_000_000L;
+        int check = 0;
+        while (true) {
+            int at = (int) (tail % LOG);
+            if (at + frame > LOG) { // the frame would straddle the end: send up to it and start again at 0
+                sent += send(log, ch, sent, tail - sent);
+                tail += LOG - at; sent = tail; at = 0;
+            }
+            payload.putLong(0, seq);
+            m.putLong(at, seq);
+            m.putLong(at + 8, 0L);
+            m.putInt(at + 16, size);
+            m.putShort(at + 20, (short) 5000);
+            m.putShort(at + 22, (short) port);
+            m.putLong(at + 24, 0L); m.putLong(at + 32, 0L); m.putLong(at + 40, 0L);
+            m.put(at + HEADER, payload, 0, size);
+            if (atomics) {
+                queued.getAndAdd(size);
+                INT.setVolatile(m, at + 44, 1);
+            }
+            if (objects) {
+                final Desc d = slots[(int) (seq % slots.length)];
+                d.sequence = seq; d.position = tail; d.length = size; d.stamped = false;
+                queue.add(d);
+            }
+            seq++;
+            tail += frame;
+            if (tail - sent >= BATCH) {
+                if (twoPass) {
+                    // the second pass: each frame's header stamped (sequence, ack) and the frame copied to the stage
+                    if (objects) {
+                        Desc d;
+                        while ((d = queue.poll()) != null) {
+                            final int from = (int) (d.position % LOG);
+                            m.putLong(from + 8, d.sequence);
+                            stage.put(from, m, from, HEADER + d.length);
+                            d.stamped = true;
+                            unacked.add(d);
+                        }
+                        while (unacked.size() > 4096) { // a cumulative ack frees the oldest
+                            final Desc f = unacked.poll();
+                            f.position = -1;
+                        }
+                    } else {
+                        for (long p = sent; p < tail; p += frame) {
+                            final int from = (int) (p % LOG);
+                            m.putLong(from + 8, seq);
+                            stage.put(from, m, from, frame);
+                        }
+                    }
+                    sent += send(stageLog, ch, sent, tail - sent);
+                } else {
+                    sent += send(log, ch, sent, tail - sent);
+                }
+                if (atomics) queued.set(0);
+                if ((++check & 63) == 0 && System.nanoTime() > end) break;
+            }
+        }
+        ch.close();
+    }
+    static final class Desc { long sequence, position; int length; boolean stamped; }
+    static long send(FileChannel log, SocketChannel ch, long from, long n) throws Exception {
+        long done = 0;
+        while (done < n) {
+            final long at = (from + done) % LOG;
+            done += log.transferTo(at, Math.min(n - done, LOG - at), ch);
+        }
+        return n;
+    }
+}
