@@ -46,7 +46,8 @@ import picocli.CommandLine.Spec;
             + "in and out), round trip (request sent -> reply received) p50/p90/p99/p99.9/max in microseconds (none "
             + "one-way or on a passive node: rtt_us is null in JSON), CPU %% of the process (process CPU time / wall time "
             + "/ cores; cpu_cores: CPU time / wall time), and the deltas of the stack counters send_retransmitted "
-            + "(retransmits), conn_reset (reconnects) and send_cong_blocked (cong_blocked).",
+            + "(retransmits), conn_reset (reconnects) and send_cong_blocked (cong_blocked). The summary gives the rates and "
+            + "round trips again without the first --warmup (steady in JSON, null when the run was not longer).",
         "Exit status 0 only if nothing was lost or unconfirmed, duplicated, reordered or corrupted, every send worked and "
             + "every sender heard from said DONE. What a task's DONE_ACK did not count or answer is lost; what is still "
             + "unanswered (one-way: everything sent) when no DONE_ACK came within --grace is unconfirmed: it may have arrived."},
@@ -59,7 +60,7 @@ public final class StressCommand implements Callable<Integer>
 {
     /** Most sender threads of one node. */
     static final int MAX_TASKS = 1024;
-    /** Longest --duration, --grace and --report-interval: a run's deadlines stay far from overflowing nanoTime. */
+    /** Longest --duration, --grace, --warmup and --report-interval: a run's deadlines stay far from overflowing nanoTime. */
     private static final Duration MAX_DURATION = Duration.ofDays(30);
 
     @Spec
@@ -124,6 +125,13 @@ public final class StressCommand implements Callable<Integer>
             + "It starts again whenever the peers acknowledge more of what this node queued while a DONE_ACK is due, so a "
             + "DONE behind a long send queue on a slow link is waited for. Default: ${DEFAULT-VALUE} s.")
     private Duration grace;
+
+    @Option(names = "--warmup", paramLabel = "DURATION", defaultValue = "2", converter = DurationConverter.class,
+        description = "The first part of the run (from the start; on a passive node from the first request) that the "
+            + "summary's steady figures leave out: a JVM compiles its hot code then, and on a 2-core machine its compiler "
+            + "threads take most of a core for about 2 s. The figures over the whole run are given as well. 0: none; "
+            + "a run no longer than it has none. Default: ${DEFAULT-VALUE} s.")
+    private Duration warmup;
 
     @Mixin
     private StackOptions stackOptions;
@@ -192,8 +200,12 @@ public final class StressCommand implements Callable<Integer>
         {
             throw usage("--grace must be at most " + DurationConverter.format(MAX_DURATION) + ": " + DurationConverter.format(grace));
         }
+        if (warmup.compareTo(MAX_DURATION) > 0)
+        {
+            throw usage("--warmup must be at most " + DurationConverter.format(MAX_DURATION) + ": " + DurationConverter.format(warmup));
+        }
         return new StressSettings(bind, peers, tasks, depth, size, ackSize, oneWay, duration.toNanos(), verify, rate, json,
-            reportInterval.toNanos(), grace.toNanos());
+            reportInterval.toNanos(), grace.toNanos(), warmup.toNanos());
     }
 
     private void checkSize(final String option, final int bytes)

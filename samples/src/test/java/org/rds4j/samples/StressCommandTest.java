@@ -42,7 +42,7 @@ class StressCommandTest
         passive.awaitStarted();
         final Node active = Node.start("stress", "--bind", ACTIVE, "--peer", PASSIVE, "--duration", "1s", "--tasks", "2",
             "--depth", "4", "--size", "200", "--ack-size", "64", "--verify", "--json", "--report-interval", "250ms",
-            "--tcp-port", port);
+            "--warmup", "250ms", "--tcp-port", port);
 
         assertEquals(0, active.await(), active.report());
         assertEquals(0, passive.await(), passive.report());
@@ -72,6 +72,17 @@ class StressCommandTest
         assertTrue(p50 <= num(rtt, "p90") && num(rtt, "p90") <= num(rtt, "p99")
             && num(rtt, "p99") <= num(rtt, "p999") && num(rtt, "p999") <= num(rtt, "max"), a.toString());
         assertEquals(null, p.get("rtt_us"), "the passive node measures no round trips");
+
+        // the steady figures leave the warm-up out: fewer messages and round trips over a shorter window
+        final Map<?, ?> steady = (Map<?, ?>)a.get("steady");
+        assertNotNull(steady, a.toString());
+        assertEquals(0.25, num(steady, "warmup_s"));
+        assertTrue(num(steady, "elapsed_s") > 0 && num(steady, "elapsed_s") <= num(a, "elapsed_s") - 0.25, a.toString());
+        assertTrue(num(steady, "msgs_per_s") > 0 && num(steady, "mb_per_s") > 0, a.toString());
+        assertTrue(num(steady, "msgs_per_s") * num(steady, "elapsed_s") < number(a, "sent"), a.toString());
+        final long steadyTrips = ((Number)((Map<?, ?>)steady.get("rtt_us")).get("count")).longValue();
+        assertTrue(steadyTrips > 0 && steadyTrips < ((Number)rtt.get("count")).longValue(), a.toString());
+        assertEquals(null, p.get("steady"), "the passive node's default 2 s warm-up outlasts its 1 s of requests");
 
         // every line is one JSON object: start, intervals, summary last
         final List<Map<String, Object>> lines = active.jsonLines();
@@ -280,7 +291,7 @@ class StressCommandTest
         assertEquals("", warnings.toString(StandardCharsets.UTF_8));
         for (final String option : new String[] {"Usage: rds stress", "--bind", "--peer", "--tasks", "--depth", "--size",
             "--ack-size", "--one-way", "--duration", "--verify", "--rate", "--json", "--report-interval", "--grace",
-            "--tcp-port", "--transport"})
+            "--warmup", "--tcp-port", "--transport"})
         {
             assertTrue(out.toString().contains(option), option + " missing from\n" + out);
         }
@@ -292,6 +303,7 @@ class StressCommandTest
         CliRun.assertUsageError("--depth must be", "stress", "--bind", ACTIVE, "--depth", "0");
         CliRun.assertUsageError("--duration must be more than 0 and at most 720h: 0s", "stress", "--bind", ACTIVE, "--duration", "0");
         CliRun.assertUsageError("'1.5s' is not a duration", "stress", "--bind", ACTIVE, "--grace", "1.5s");
+        CliRun.assertUsageError("--warmup must be at most 720h: 721h", "stress", "--bind", ACTIVE, "--warmup", "721h");
         CliRun.assertUsageError("--report-interval must be 0 (none) or 10ms..720h: 5ms", "stress", "--bind", ACTIVE,
             "--report-interval", "5ms");
         CliRun.assertUsageError("--size must be 32..1048576 bytes (the stress header takes 32): 2097152", "stress", "--bind",

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToLongFunction;
 
 import org.HdrHistogram.Histogram;
 import org.rds4j.RdsOptions;
@@ -57,6 +58,13 @@ public final class StressRun
     private final Receiver receiver;
     private final int processors = Runtime.getRuntime().availableProcessors();
     private volatile Totals completeTotals;
+    /** What was counted when the warm-up ended (null before, or with none), and the round trips since. */
+    private Totals warm;
+    private Histogram steadyRtt;
+    /** Round trips taken from the receiver's recorder: all of them, and those since the last interval report. */
+    private final Histogram rtt = new Histogram(1, Receiver.MAX_RTT_NANOS, 3);
+    private final Histogram sinceReport = new Histogram(1, Receiver.MAX_RTT_NANOS, 3);
+    private Histogram recorded;
     private volatile Thread main;
     private long graceStart;
     private long acknowledged;
@@ -132,17 +140,22 @@ public final class StressRun
         final long interval = settings.reportIntervalNanos();
         long nextReport = start + interval;
         Totals previous = base;
-        Histogram intervalRtt = null;
-        final Histogram rtt = new Histogram(1, Receiver.MAX_RTT_NANOS, 3);
         while (true)
         {
             final long now = System.nanoTime();
+            final long warmEnd = warmupEnd(start);
+            if (warm == null && warmEnd != 0 && now - warmEnd >= 0)
+            {
+                warm = totals(now);
+                takeRtt();
+                steadyRtt = new Histogram(1, Receiver.MAX_RTT_NANOS, 3);
+            }
             if (interval > 0 && now - nextReport >= 0)
             {
                 final Totals current = totals(now);
-                intervalRtt = receiver.rttRecorder().getIntervalHistogram(intervalRtt);
-                rtt.add(intervalRtt);
-                printInterval(start, previous, current, intervalRtt);
+                takeRtt();
+                printInterval(start, previous, current, sinceReport);
+                sinceReport.reset();
                 previous = current;
                 nextReport += interval;
                 if (nextReport - now < interval / 2)
@@ -158,7 +171,12 @@ public final class StressRun
             {
                 break;
             }
-            LockSupport.parkNanos(this, interval > 0 ? Math.max(1, Math.min(nextReport - now, POLL_NANOS)) : POLL_NANOS);
+            long parkNanos = interval > 0 ? Math.min(nextReport - now, POLL_NANOS) : POLL_NANOS;
+            if (warm == null && warmEnd != 0)
+            {
+                parkNanos = Math.min(parkNanos, warmEnd - now);
+            }
+            LockSupport.parkNanos(this, Math.max(1, parkNanos));
         }
 
         Totals last = completeTotals;
@@ -176,9 +194,34 @@ public final class StressRun
             }
             task.join(2000);
         }
-        intervalRtt = receiver.rttRecorder().getIntervalHistogram(intervalRtt);
-        rtt.add(intervalRtt);
-        return printSummary(start, base, last, rtt);
+        takeRtt();
+        return printSummary(start, base, last);
+    }
+
+    /**
+     * @return when the warm-up ends: {@code --warmup} after the start (a passive node: after its first request), or 0
+     *         if there is none, or no request yet.
+     */
+    private long warmupEnd(final long start)
+    {
+        if (settings.warmupNanos() == 0)
+        {
+            return 0;
+        }
+        final long from = settings.active() ? start : receiver.firstRequestNanos();
+        return from == 0 ? 0 : from + settings.warmupNanos();
+    }
+
+    /** Moves the round trips recorded since the last call into the run's histograms. */
+    private void takeRtt()
+    {
+        recorded = receiver.rttRecorder().getIntervalHistogram(recorded);
+        rtt.add(recorded);
+        sinceReport.add(recorded);
+        if (steadyRtt != null)
+        {
+            steadyRtt.add(recorded);
+        }
     }
 
     private boolean finished(final long now, final long start, final long end)
@@ -248,6 +291,12 @@ public final class StressRun
     }
 
     // ------------------------------------------------------------ measurement
+
+    /** @return a count at the end of the warm-up, 0 if it has not ended. */
+    private long warm(final ToLongFunction<Totals> count)
+    {
+        return warm == null ? 0 : count.applyAsLong(warm);
+    }
 
     /** What is counted at one moment. */
     private record Totals(
@@ -348,6 +397,7 @@ public final class StressRun
                 .add("verify", settings.verify())
                 .add("rate", settings.rate())
                 .add("duration_s", settings.durationNanos() / 1e9)
+                .add("warmup_s", settings.warmupNanos() / 1e9)
                 .add("tcp_port", TcpConfig.of(stack.config()).tcpPort())
                 .add("transport", stack.config().transport().name().toLowerCase(Locale.ROOT)));
         }
@@ -419,7 +469,7 @@ public final class StressRun
         return String.format(Locale.ROOT, "%.1f", value);
     }
 
-    private int printSummary(final long start, final Totals base, final Totals last, final Histogram rtt)
+    private int printSummary(final long start, final Totals base, final Totals last)
     {
         long sent = 0;
         long unanswered = 0;
@@ -475,6 +525,10 @@ public final class StressRun
         final long bytes = sent * settings.size() + receiver.requestBytes() + receiver.replyBytes() + receiver.replyBytesSent();
         final double msgsPerSecond = perSecond(sent + received, window);
         final double mbPerSecond = perSecond(bytes, window) / MB;
+        // the steady window: from the end of the warm-up to the end of the whole run's window
+        final long steadyWindow = warm != null && finish - warm.nanos > 0 ? finish - warm.nanos : 0;
+        final double steadyMsgsPerSecond = perSecond(sent + received - warm(Totals::sent) - warm(Totals::received), steadyWindow);
+        final double steadyMbPerSecond = perSecond(bytes - warm(Totals::bytes), steadyWindow) / MB;
         final long retransmits = last.retransmits - base.retransmits;
         final long reconnects = last.reconnects - base.reconnects;
         final long congestion = last.congestion - base.congestion;
@@ -531,6 +585,12 @@ public final class StressRun
                 .add("msgs_per_s", msgsPerSecond)
                 .add("mb_per_s", mbPerSecond)
                 .add("rtt_us", settings.measuresRtt() ? rttJson(rtt) : null)
+                .add("steady", steadyWindow == 0 ? null : new JsonLine()
+                    .add("warmup_s", settings.warmupNanos() / 1e9)
+                    .add("elapsed_s", steadyWindow / 1e9)
+                    .add("msgs_per_s", steadyMsgsPerSecond)
+                    .add("mb_per_s", steadyMbPerSecond)
+                    .add("rtt_us", settings.measuresRtt() ? rttJson(steadyRtt) : null))
                 .add("retransmits", retransmits)
                 .add("reconnects", reconnects)
                 .add("cong_blocked", congestion)
@@ -557,6 +617,13 @@ public final class StressRun
                     micros(rtt.getValueAtPercentile(50)), micros(rtt.getValueAtPercentile(90)),
                     micros(rtt.getValueAtPercentile(99)), micros(rtt.getValueAtPercentile(99.9)), micros(rtt.getMaxValue()),
                     rtt.getTotalCount());
+            }
+            if (steadyWindow > 0)
+            {
+                out.printf(Locale.ROOT, "  after the first %s (warm-up): %.0f msgs/s, %.2f MB/s over %.2f s%s%n",
+                    seconds(settings.warmupNanos()), steadyMsgsPerSecond, steadyMbPerSecond, steadyWindow / 1e9,
+                    settings.measuresRtt() ? String.format(Locale.ROOT, ", rtt us p50 %.1f, p99 %.1f",
+                        micros(steadyRtt.getValueAtPercentile(50)), micros(steadyRtt.getValueAtPercentile(99))) : "");
             }
             out.printf("  retransmits %d, reconnects %d, congestion refusals %d%n", retransmits, reconnects, congestion);
             for (final String problem : problems)

@@ -20,6 +20,8 @@ import java.util.List;
  * @param json             one JSON object per line.
  * @param reportIntervalNanos interval reports; 0 for none.
  * @param graceNanos       how long to wait at the end for outstanding replies and DONE acknowledgements.
+ * @param warmupNanos      the first part of the run (from the start, or from a passive node's first request) that
+ *                         the summary's steady figures leave out: the JVM's warm-up; 0 for none.
  */
 public record StressSettings(
     InetSocketAddress bind,
@@ -34,7 +36,8 @@ public record StressSettings(
     double rate,
     boolean json,
     long reportIntervalNanos,
-    long graceNanos)
+    long graceNanos,
+    long warmupNanos)
 {
     /**
      * Checks the settings.
@@ -52,6 +55,7 @@ public record StressSettings(
      * @param json as described on the record.
      * @param reportIntervalNanos as described on the record.
      * @param graceNanos as described on the record.
+     * @param warmupNanos as described on the record.
      * @throws IllegalArgumentException for a value out of range.
      */
     public StressSettings

@@ -158,7 +158,7 @@ class ReceiverTest
     private Receiver passive(final boolean verify)
     {
         final StressSettings settings = new StressSettings(SELF, List.of(), 1, 1, 64, StressMessage.HEADER_BYTES, false,
-            1_000_000_000L, verify, 0, false, 0, 0);
+            1_000_000_000L, verify, 0, false, 0, 0, 0);
         return new Receiver(socket, settings, new SenderTask[0], () -> completions++);
     }
 
