@@ -32,14 +32,8 @@ public class LogModel {
         final Desc[] slots = new Desc[LOG / (HEADER + Integer.parseInt(a[2])) + 1];
         for (int i = 0; i < slots.length; i++) slots[i] = new Desc();
         final java.util.ArrayDeque<Desc> queue = new java.util.ArrayDeque<>(1 << 16), unacked = new java.util.ArrayDeque<>(1 << 16);
-        final Path file = Files.createTempFile(Path.of("/dev/shm"), "logmodel", ".log");
-        final RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw");
-        raf.setLength(LOG);
-        final FileChannel log = raf.getChannel();
-        final MappedByteBuffer m = log.map(FileChannel.MapMode.READ_WRITE, 0, LOG);
-        m.order(ByteOrder.BIG_ENDIAN);
-        Files.delete(file);
-        for (int i = 0; i < LOG; i += 4096) m.put(i, (byte) 0); // touch every page once, as a ring in use is
+        final FileChannel log = tmpfsFile(".log");
+        final MappedByteBuffer m = map(log);
         SocketChannel ch = null;
         for (int i = 0; i < 200 && ch == null; i++) {
             try { ch = SocketChannel.open(new InetSocketAddress(host, port)); } catch (Exception e) { Thread.sleep(50); }
@@ -48,15 +42,8 @@ public class LogModel {
         final ByteBuffer payload = ByteBuffer.allocateDirect(size);
         // twopass: the stage a second pass copies each frame into, stamping its header there (as the present path
         // stamps in the socket's ring and copies into the TCP send ring's stage), sent from its own tmpfs file
-        final Path stageFile = Files.createTempFile(Path.of("/dev/shm"), "logmodel", ".stage");
-        final RandomAccessFile stageRaf = new RandomAccessFile(stageFile.toFile(), "rw");
-        stageRaf.setLength(LOG);
-        final FileChannel stageLog = stageRaf.getChannel();
-        final MappedByteBuffer stage = stageLog.map(FileChannel.MapMode.READ_WRITE, 0, LOG);
-        stage.order(ByteOrder.BIG_ENDIAN);
-        Files.delete(stageFile);
-        for (int i = 0; i < LOG; i += 4096) stage.put(i, (byte) 0);
-        long batchStart = 0;
+        final FileChannel stageLog = tmpfsFile(".stage");
+        final MappedByteBuffer stage = map(stageLog);
         final AtomicLong queued = new AtomicLong();
         final int frame = HEADER + size;
         long seq = 0, tail = 0, sent = 0;
@@ -119,6 +106,21 @@ public class LogModel {
             }
         }
         ch.close();
+    }
+    /** A file of LOG bytes on tmpfs, deleted at once (its channel keeps it), as rds4j's rings are made. */
+    static FileChannel tmpfsFile(String suffix) throws Exception {
+        final Path file = Files.createTempFile(Path.of("/dev/shm"), "logmodel", suffix);
+        final RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw");
+        raf.setLength(LOG);
+        Files.delete(file);
+        return raf.getChannel();
+    }
+    /** The file mapped, every page touched once, as a ring in use is. */
+    static MappedByteBuffer map(FileChannel file) throws Exception {
+        final MappedByteBuffer m = file.map(FileChannel.MapMode.READ_WRITE, 0, LOG);
+        m.order(ByteOrder.BIG_ENDIAN);
+        for (int i = 0; i < LOG; i += 4096) m.put(i, (byte) 0);
+        return m;
     }
     static final class Desc { long sequence, position; int length; boolean stamped; }
     static long send(FileChannel log, SocketChannel ch, long from, long n) throws Exception {
