@@ -14,12 +14,21 @@ import java.util.concurrent.atomic.AtomicLong;
 
 // LogModel HOST PORT SIZE SECS MODE: a model of a send path in which the sending thread writes each frame whole
 // (the 48-byte header compare's frames carry, then the payload) into a log of shared memory (a tmpfs file, as rds4j's
-// rings) and sends ranges of the log with sendfile (FileChannel.transferTo) once 32 KiB are written. It connects to
-// compare's nio-sink, which parses and counts the frames. MODE: plain (no atomic instruction per message), atomics (a
-// getAndAdd per message, as a socket's send-buffer count, and a volatile store, as a commit that another thread
-// reads). No acks: the log is 64 MiB and is written over a lap later (25 ms at 2.5 GB/s), long after TCP sent it.
+// rings are) and sends the written range itself once 32 KiB are written. It connects to compare's nio-sink, which
+// parses, sequence-checks and counts the frames (-Dbatch.kib: the range sent at a time, default 32). MODE:
+//   plain    nothing else per message; ranges sent with sendfile (FileChannel.transferTo)
+//   atomics  plain, plus a getAndAdd per message (a socket's send-buffer count) and a volatile store (a commit that
+//            another thread reads)
+//   copy     atomics, but each range sent with a copying write from the mapped log instead of sendfile
+//   twopass  atomics, plus a second pass before each send that stamps each frame's header and copies the frame into
+//            a stage with a file of its own, which is what is sent (today's path: stamped in the socket's ring,
+//            copied into the TCP send ring)
+//   objects  twopass, plus a descriptor per frame through a queue, a sent list and a release (today's Message and
+//            SendQueue)
+// No acks: the log (-Dlog.mib, default 64 MiB) is written over a lap later, which with sendfile is safe only if TCP
+// has sent those pages by then (64 MiB: 25 ms at 2.5 GB/s); a copying write hands the kernel a copy, so any size is.
 public class LogModel {
-    static final int HEADER = 48, BATCH = 32 << 10;
+    static final int HEADER = 48, BATCH = Integer.getInteger("batch.kib", 32) << 10;
     static final int LOG = Integer.getInteger("log.mib", 64) << 20;
     static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     public static void main(String[] a) throws Exception {
@@ -27,6 +36,8 @@ public class LogModel {
         final long secs = Long.parseLong(a[3]); final boolean atomics = !a[4].equals("plain");
         final boolean objects = a[4].equals("objects");
         final boolean twoPass = objects || a[4].equals("twopass");
+        // copy: one pass, as atomics, but each range sent with a copying write(2) from the mapped log, not sendfile
+        final boolean copy = a[4].equals("copy");
         // objects: a descriptor per frame (as rds4j's Message per ring slot), taken into a queue at send, polled by
         // the second pass, into a sent list, and released from it as an ack would free it
         final Desc[] slots = new Desc[LOG / (HEADER + Integer.parseInt(a[2])) + 1];
@@ -50,11 +61,7 @@ public class LogModel {
         final long end = System.nanoTime() + secs * 1_000_000_000L;
         int check = 0;
         while (true) {
-            int at = (int) (tail % LOG);
-            if (at + frame > LOG) { // the frame would straddle the end: send up to it and start again at 0
-                sent += send(log, ch, sent, tail - sent);
-                tail += LOG - at; sent = tail; at = 0;
-            }
+            final int at = (int) (tail % LOG);
             payload.putLong(0, seq);
             m.putLong(at, seq);
             m.putLong(at + 8, 0L);
@@ -74,7 +81,9 @@ public class LogModel {
             }
             seq++;
             tail += frame;
-            if (tail - sent >= BATCH) {
+            // the next frame would straddle the log's end: what is written goes now, and the log starts again at 0
+            final boolean wrap = (int) (tail % LOG) + frame > LOG;
+            if (tail - sent >= BATCH || wrap) {
                 if (twoPass) {
                     // the second pass: each frame's header stamped (sequence, ack) and the frame copied to the stage
                     if (objects) {
@@ -98,8 +107,14 @@ public class LogModel {
                         }
                     }
                     sent += send(stageLog, ch, sent, tail - sent);
+                } else if (copy) {
+                    sent += write(m, ch, sent, tail - sent);
                 } else {
                     sent += send(log, ch, sent, tail - sent);
+                }
+                if (wrap) {
+                    tail += LOG - (int) (tail % LOG);
+                    sent = tail;
                 }
                 if (atomics) queued.set(0);
                 if ((++check & 63) == 0 && System.nanoTime() > end) break;
@@ -123,6 +138,12 @@ public class LogModel {
         return m;
     }
     static final class Desc { long sequence, position; int length; boolean stamped; }
+    static long write(MappedByteBuffer m, SocketChannel ch, long from, long n) throws Exception {
+        final int at = (int) (from % LOG);
+        final ByteBuffer range = m.slice(at, (int) n); // a batch never straddles the end (see the wrap)
+        while (range.hasRemaining()) ch.write(range);
+        return n;
+    }
     static long send(FileChannel log, SocketChannel ch, long from, long n) throws Exception {
         long done = 0;
         while (done < n) {
