@@ -15,9 +15,10 @@ import org.rds4j.RdsSocket;
  * <p>
  * Without {@code --rate} it sends as fast as the window and the socket allow, and a request's timestamp is
  * the moment it is sent (one-way, where no round trip is timed, the clock is read once every
- * {@link #ONE_WAY_CLOCK_REQUESTS} requests, and a request carries the last reading). With {@code --rate} request {@code k} is scheduled at {@code start + k * interval}
- * (tasks are staggered by a fraction of the interval) and carries its <em>scheduled</em> time, so a request
- * held up by a full window or a slow send shows the delay in its round trip (no coordinated omission).
+ * {@link #ONE_WAY_CLOCK_REQUESTS} requests, and a request carries the last reading). With {@code --rate} request
+ * {@code k} is scheduled at {@code start + k * interval} (tasks are staggered by a fraction of the interval) and
+ * carries its <em>scheduled</em> time, so a request held up by a full window or a slow send shows the delay in its
+ * round trip (no coordinated omission).
  * <p>
  * The loop allocates nothing: one direct buffer per task, restamped for every request. A task waiting for
  * the window spins briefly and then parks; the receive thread unparks it when a reply comes. A node's only

@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.ToLongFunction;
 
 import org.HdrHistogram.Histogram;
 import org.rds4j.RdsOptions;
@@ -292,12 +291,6 @@ public final class StressRun
 
     // ------------------------------------------------------------ measurement
 
-    /** @return a count at the end of the warm-up, 0 if it has not ended. */
-    private long warm(final ToLongFunction<Totals> count)
-    {
-        return warm == null ? 0 : count.applyAsLong(warm);
-    }
-
     /** What is counted at one moment. */
     private record Totals(
         long nanos, long cpuNanos, long sent, long received, long replies, long bytes, long retransmits, long reconnects,
@@ -527,8 +520,8 @@ public final class StressRun
         final double mbPerSecond = perSecond(bytes, window) / MB;
         // the steady window: from the end of the warm-up to the end of the whole run's window
         final long steadyWindow = warm != null && finish - warm.nanos > 0 ? finish - warm.nanos : 0;
-        final double steadyMsgsPerSecond = perSecond(sent + received - warm(Totals::sent) - warm(Totals::received), steadyWindow);
-        final double steadyMbPerSecond = perSecond(bytes - warm(Totals::bytes), steadyWindow) / MB;
+        final double steadyMsgsPerSecond = steadyWindow == 0 ? 0 : perSecond(sent + received - warm.sent - warm.received, steadyWindow);
+        final double steadyMbPerSecond = steadyWindow == 0 ? 0 : perSecond(bytes - warm.bytes, steadyWindow) / MB;
         final long retransmits = last.retransmits - base.retransmits;
         final long reconnects = last.reconnects - base.reconnects;
         final long congestion = last.congestion - base.congestion;
