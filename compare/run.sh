@@ -2,7 +2,8 @@
 # The rds4j comparison suite: rds4j over TCP vs raw Java NIO TCP, Aeron UDP and JGroups TCP, on loopback.
 #
 #   compare/run.sh [--quick] [--reps N] [--cases "rtt tput64 tput1k fanout scale16 scale64 scale200"]
-#                  [--systems "rds4j rds4j-backoff rds4j-invoker rds4j-driver nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"]
+#                  [--systems "rds4j rds4j-backoff rds4j-invoker rds4j-driver rds4j-send rds4j-recv nio aeron aeron-mtu64k
+#                              aeron-invoker jgroups jgroups-nodrop"]
 #                  [--out DIR] [--no-docs] [--record]
 #
 # This script builds nothing. It runs compare/target/compare.jar, which you build with
@@ -30,7 +31,9 @@
 # (rds4j as shipped: blocking send/receive, the stack's default backoff idle strategy), rds4j-driver (the same,
 # each process attached to a driver it starts as a child, whose CPU time it counts as its own), rds4j-invoker (no agent
 # thread: Threading.INVOKER, the polling application thread runs the stack's duty cycle with stack.invoke()),
-# nio; each peer as shipped and tuned for loopback: aeron (Aeron's 1408-byte MTU), aeron-mtu64k (MTU 65504),
+# rds4j-send and rds4j-recv (not run by default; throughput cases only: each side of rds4j as shipped alone,
+# against an ideal RDS peer, compare's "wire" system: rds4j's source into an ideal receiver, an ideal sender into
+# rds4j's sink; a pair is as fast as its slower side, and these say which side that is), nio; each peer as shipped and tuned for loopback: aeron (Aeron's 1408-byte MTU), aeron-mtu64k (MTU 65504),
 # aeron-invoker (MTU 65504, no driver thread: ThreadingMode.INVOKER, the polling application thread runs the
 # driver, the peer of rds4j-invoker), jgroups (its default transfer-queue bundler, which drops a message when
 # its queue is full) and jgroups-nodrop (the per-destination bundler, which blocks the sender instead).
@@ -58,8 +61,9 @@ WARMUP_RT=20000
 # with 2 s of warm-up, rds4j's 64 B p99 was 118 us in 1 of 3 runs (10-28 us in the others), with 4 s 23-32 us
 RTT_WARMUP=4
 RT=100000
-KNOWN_SYSTEMS="rds4j rds4j-backoff rds4j-invoker rds4j-driver nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"
-SYSTEMS=$KNOWN_SYSTEMS
+KNOWN_SYSTEMS="rds4j rds4j-backoff rds4j-invoker rds4j-driver rds4j-send rds4j-recv nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"
+# rds4j-send and rds4j-recv diagnose rather than compare: not in a default run, which stays near 20 minutes
+SYSTEMS=$(tr ' ' '\n' <<<"$KNOWN_SYSTEMS" | grep -vx -e rds4j-send -e rds4j-recv | xargs)
 CASES="rtt tput64 tput1k fanout"
 OUT=""
 DOCS=1
@@ -233,6 +237,7 @@ system_opts() {
       rds4j-backoff) echo "$RDS4J_BACKOFF_OPTS" ;;
       rds4j-invoker) echo "$RDS4J_INVOKER_OPTS" ;;
       rds4j-driver) echo "$RDS4J_DRIVER_OPTS" ;;
+      rds4j-send|rds4j-recv) echo "$RDS4J_BACKOFF_OPTS" ;;
       nio) echo "$NIO_OPTS" ;;
       aeron) echo "$AERON_OPTS" ;;
       aeron-mtu64k) echo "$AERON_MTU64K_OPTS" ;;
@@ -266,6 +271,12 @@ handoff_summary() {
 run_one() {
   local rep=$1 bench=$2 label=$3
   local system=${label%%-*}
+  # one side of rds4j alone: the other process is compare's ideal RDS peer (WireBench), which takes the same options
+  local psys=$system asys=$system
+  case "$label" in
+    rds4j-send) psys=wire ;;
+    rds4j-recv) asys=wire ;;
+  esac
   RUN=$((RUN + 1))
   local port=$((20000 + (RUN % 100) * 40))
   local dir=$OUT/runs/$(printf '%03d' "$RUN")-$bench-$label
@@ -286,11 +297,11 @@ run_one() {
   sys_opts=$(system_opts "$label" "$bench" | tr '\n' ' ')
   handoff_before=$(handoff)
   # shellcheck disable=SC2086
-  start "$dir/passive.out" "$dir/passive.err" "$system-$passive" $common $case_opts $sys_opts --timeout $((tmo + 20))
+  start "$dir/passive.out" "$dir/passive.err" "$psys-$passive" $common $case_opts $sys_opts --timeout $((tmo + 20))
   local ppid=$STARTED apid=""
   if await_ready "$dir/passive.out" "$ppid" 60; then
     # shellcheck disable=SC2086
-    start "$dir/active.out" "$dir/active.err" "$system-$active" $common $case_opts $sys_opts --timeout "$tmo"
+    start "$dir/active.out" "$dir/active.err" "$asys-$active" $common $case_opts $sys_opts --timeout "$tmo"
     apid=$STARTED
     if [ "$measuring" = active ]; then
       await_exit "$apid" $((tmo + 5))
@@ -300,7 +311,7 @@ run_one() {
       await_exit "$apid" 6
     fi
   else
-    echo "run.sh: $system-$passive did not get ready; see $dir/passive.err" >&2
+    echo "run.sh: $psys-$passive did not get ready; see $dir/passive.err" >&2
     stop "$ppid"
   fi
 
@@ -344,8 +355,10 @@ run_one() {
 
 # ---------------------------------------------------------------- main
 
-# supports CASE LABEL: whether a system takes part in a case (the scale cases: rds4j's rows and nio only)
+# supports CASE LABEL: whether a system takes part in a case (the scale cases: rds4j's pairs and nio only; one side
+# alone: the throughput cases on one address)
 supports() {
+  case "$2" in rds4j-send|rds4j-recv) case "$1" in tput64|tput1k|fanout) return 0 ;; *) return 1 ;; esac ;; esac
   case "$1" in
     scale*) case "$2" in rds4j|rds4j-*|nio) return 0 ;; *) return 1 ;; esac ;;
   esac
@@ -358,7 +371,7 @@ for bench in $CASES; do
     if supports "$bench" "$system"; then
       TOTAL=$((TOTAL + REPS))
     else
-      echo "run.sh: $bench: skipping $system (the scale cases are implemented for rds4j and nio only)"
+      echo "run.sh: $bench: skipping $system (rds4j-send and rds4j-recv run the throughput cases only; the scale cases are implemented for rds4j and nio only)"
     fi
   done
 done
@@ -391,7 +404,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- a cache line's hand-off between the CPUs (\`handoff\`, before and after each run, in \`results.jsonl\`): $(handoff_summary)"
   echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} round trips and ${RTT_WARMUP} s + ${RT} round trips"
   echo "- JVM options: \`$JAVA_OPTS\`"
-  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; rds4j-driver: \`$RDS4J_DRIVER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
+  echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff, rds4j-send and rds4j-recv: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; rds4j-driver: \`$RDS4J_DRIVER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
   echo "- Aeron: \`$AERON_OPTS\`; aeron-mtu64k: \`$AERON_MTU64K_OPTS\`; aeron-invoker: \`$AERON_INVOKER_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`; jgroups-nodrop: \`$JGROUPS_NODROP_OPTS\`"
 } > "$OUT/meta.md"
 

@@ -4,7 +4,8 @@ package org.rds4j.compare;
  * The comparison suite's launcher: {@code java -jar compare.jar <system>-<role> [--option value ...]}, one role
  * per process, or {@code report} to turn collected result lines into the table. run.sh is the usual caller.
  * <p>
- * Systems: {@code rds4j}, {@code nio}, {@code aeron}, {@code jgroups}. Roles: {@code rtt-server} (echoes),
+ * Systems: {@code rds4j}, {@code nio}, {@code aeron}, {@code jgroups}, and {@code wire}, an ideal RDS peer for
+ * measuring one side of rds4j ({@link WireBench}, throughput roles only). Roles: {@code rtt-server} (echoes),
  * {@code rtt-client} (measures ping-pong), {@code sink} (receives and measures throughput; {@code --receivers N}
  * for fan-out), {@code source} (sends as fast as flow control allows, round robin over {@code --receivers}
  * destinations; {@code --peers N} for the scale case, rds4j and nio only: N receivers on N addresses
@@ -12,7 +13,7 @@ package org.rds4j.compare;
  * (seconds, default 2/5), {@code --warmup-rt}/{@code --rt} (round trips, default 20000/100000),
  * {@code --port} (first port, default 5000), {@code --server-ip}/{@code --client-ip} (127.0.0.2/127.0.0.1),
  * {@code --timeout} (seconds before the process halts itself, default 120). System options are described on
- * {@link Rds4jBench}, {@link NioBench}, {@link AeronBench} and {@link JGroupsBench}; {@link Args} declares
+ * {@link Rds4jBench}, {@link NioBench}, {@link AeronBench}, {@link JGroupsBench} and {@link WireBench}; {@link Args} declares
  * them all, so {@code --help} lists them and an unknown one is a usage error (exit 2). {@code handoff} measures
  * what moving a cache line between the CPUs costs ({@link HandOff}), which run.sh records before and after a run.
  */
@@ -92,6 +93,12 @@ public final class Main
             {
                 final JGroupsBench b = new JGroupsBench(bench);
                 run(role, b::rttServer, b::rttClient, b::sink, b::source);
+                break;
+            }
+            case "wire":
+            {
+                final WireBench b = new WireBench(bench);
+                run(role, b::rtt, b::rtt, b::sink, b::source);
                 break;
             }
             default:

@@ -33,16 +33,22 @@ final class Report
     static final String SCALE_END = "<!-- scale-results:end -->";
     private static final String SCALE = "scale";
     private static final String[] RDS4J = {"rds4j", "rds4j-backoff", "rds4j-invoker", "rds4j-driver"};
+    /** One side of rds4j alone, against an ideal RDS peer ({@link WireBench}): rows of the rate tables only. */
+    private static final String[] SIDES = {"rds4j-send", "rds4j-recv"};
     /** What rds4j is measured against: raw NIO (the ceiling), then each peer as shipped and tuned. */
     private static final String[] PEERS = {"nio", "aeron", "aeron-mtu64k", "aeron-invoker", "jgroups",
         "jgroups-nodrop"};
-    private static final String[] SYSTEMS = Stream.concat(Stream.of(RDS4J), Stream.of(PEERS)).toArray(String[]::new);
-    private static final Map<String, String> LABELS = Map.of(
-        "rds4j", "rds4j TCP", "rds4j-backoff", "rds4j TCP, default idle", "rds4j-invoker", "rds4j TCP, invoker",
-        "rds4j-driver", "rds4j TCP through a driver, default idle",
-        "nio", "raw NIO TCP", "aeron", "Aeron UDP", "aeron-mtu64k", "Aeron UDP, MTU 64 KiB",
-        "aeron-invoker", "Aeron UDP, INVOKER, MTU 64 KiB", "jgroups", "JGroups TCP",
-        "jgroups-nodrop", "JGroups TCP, non-dropping bundler");
+    private static final String[] SYSTEMS =
+        Stream.of(RDS4J, SIDES, PEERS).flatMap(Stream::of).toArray(String[]::new);
+    private static final Map<String, String> LABELS = Map.ofEntries(
+        Map.entry("rds4j", "rds4j TCP"), Map.entry("rds4j-backoff", "rds4j TCP, default idle"),
+        Map.entry("rds4j-invoker", "rds4j TCP, invoker"),
+        Map.entry("rds4j-driver", "rds4j TCP through a driver, default idle"),
+        Map.entry("rds4j-send", "rds4j's sending side alone, default idle (ideal receiver)"),
+        Map.entry("rds4j-recv", "rds4j's receiving side alone, default idle (ideal sender)"),
+        Map.entry("nio", "raw NIO TCP"), Map.entry("aeron", "Aeron UDP"), Map.entry("aeron-mtu64k", "Aeron UDP, MTU 64 KiB"),
+        Map.entry("aeron-invoker", "Aeron UDP, INVOKER, MTU 64 KiB"), Map.entry("jgroups", "JGroups TCP"),
+        Map.entry("jgroups-nodrop", "JGroups TCP, non-dropping bundler"));
 
     private final List<Json> runs = new ArrayList<>();
     private final StringBuilder out = new StringBuilder();
@@ -366,6 +372,10 @@ final class Report
         for (final String system : SYSTEMS)
         {
             final List<Json> good = ok(runs("tput64", system), "msgs_per_s");
+            if (List.of(SIDES).contains(system))
+            {
+                continue; // half of each pair is the ideal peer: its CPU is not rds4j's cost
+            }
             if (!good.isEmpty())
             {
                 cpu.put(system, stats(good, Report::cpuPerMillion));
