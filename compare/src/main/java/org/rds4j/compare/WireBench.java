@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * carries a generation, so the rds4j stack takes them for an rds4j peer: it acks the ideal sender and waits for
  * the ideal receiver's acks, as with its own kind. Each answers the stack's heartbeats with a pong.
  * <p>
- * The receiver reads with blocking reads into a 256 KiB buffer (as NIO's sink), counts the data frames to ports
+ * The receiver reads into a 256 KiB buffer, polling and yielding when there is nothing, counts the data frames to ports
  * {@code --port} .. {@code --port + receivers - 1}, checks that each port's payloads carry consecutive message
  * numbers, and acks (an ack-only frame with the highest sequence received) after a read that took a frame asking
  * for an ack or 256 KiB since its last ack. The sender writes frames (the RDS header, sequences from 1, then the
@@ -96,9 +96,17 @@ final class WireBench
         final UnsafeBuffer frames = new UnsafeBuffer(in);
         final Received received = new Received(counts);
         long sinceAck = 0;
+        // polled, yielding when empty: a blocking read would make every write of the source wake this thread, a cost
+        // on the source's side that rds4j's own receiver, which yields too before it waits, mostly spares it
+        channel.configureBlocking(false);
         int n;
         while ((n = channel.read(in)) >= 0)
         {
+            if (n == 0)
+            {
+                Thread.yield();
+                continue;
+            }
             sinceAck += n;
             parse(in, frames, received);
             for (; received.pongsOwed > 0; received.pongsOwed--)
