@@ -33,7 +33,8 @@
 # thread: Threading.INVOKER, the polling application thread runs the stack's duty cycle with stack.invoke()),
 # rds4j-send and rds4j-recv (not run by default; throughput cases only: each side of rds4j as shipped alone,
 # against an ideal RDS peer, compare's "wire" system: rds4j's source into an ideal receiver, an ideal sender into
-# rds4j's sink; a pair is as fast as its slower side, and these say which side that is), nio; each peer as shipped and tuned for loopback: aeron (Aeron's 1408-byte MTU), aeron-mtu64k (MTU 65504),
+# rds4j's sink; a pair is as fast as its slower side, and these say which side that is), nio; each peer as shipped
+# and tuned for loopback: aeron (Aeron's 1408-byte MTU), aeron-mtu64k (MTU 65504),
 # aeron-invoker (MTU 65504, no driver thread: ThreadingMode.INVOKER, the polling application thread runs the
 # driver, the peer of rds4j-invoker), jgroups (its default transfer-queue bundler, which drops a message when
 # its queue is full) and jgroups-nodrop (the per-destination bundler, which blocks the sender instead).

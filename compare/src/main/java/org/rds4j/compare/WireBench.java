@@ -140,15 +140,13 @@ final class WireBench
         @Override
         public void onFrame(final UnsafeBuffer frames, final int at, final int length)
         {
-            final long sequence = RdsHeader.sequence(frames, at);
-            final int sport = RdsHeader.sport(frames, at);
             final int dport = RdsHeader.dport(frames, at);
-            highest = Math.max(highest, sequence);
+            highest = Math.max(highest, RdsHeader.sequence(frames, at));
             ackRequired |= (RdsHeader.flags(frames, at) & RdsHeader.FLAG_ACK_REQUIRED) != 0;
             final int index = dport - server.getPort();
-            if (sequence != 0 && sport == RdsHeader.PROBE_PORT && dport == 0)
+            if (isHeartbeat(frames, at))
             {
-                pongsOwed++; // a heartbeat
+                pongsOwed++;
             }
             else if (index >= 0 && index < expected.length && length >= Long.BYTES)
             {
@@ -317,8 +315,7 @@ final class WireBench
                 }
                 congested = bits;
             }
-            else if (RdsHeader.sequence(frames, at) != 0 && RdsHeader.sport(frames, at) == RdsHeader.PROBE_PORT &&
-                RdsHeader.dport(frames, at) == 0)
+            else if (isHeartbeat(frames, at))
             {
                 pongsOwed.incrementAndGet();
             }
@@ -350,6 +347,13 @@ final class WireBench
         }
         in.limit(end).position(at);
         in.compact();
+    }
+
+    /** @return whether the frame is the stack's heartbeat (a sequenced probe), which a pong answers. */
+    private static boolean isHeartbeat(final UnsafeBuffer frames, final int at)
+    {
+        return RdsHeader.sequence(frames, at) != 0 && RdsHeader.sport(frames, at) == RdsHeader.PROBE_PORT &&
+            RdsHeader.dport(frames, at) == 0;
     }
 
     /** @return the frame's payload length, after checking its header as the stack's own reader does. */
