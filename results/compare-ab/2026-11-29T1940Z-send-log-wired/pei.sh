@@ -1,0 +1,15 @@
+#!/bin/bash
+# pe.sh SIZE SECS: an embedded one-way pair (compare.jar rds4j-sink and rds4j-source, the default configuration), per-thread CPU over 4 s (thcpu.py beside it: utime+stime and context switches from /proc), PERF=1 for perf -a 4 s with perf maps; XOPTS (JVM options) reaches both JVMs
+SIZE=$1; SECS=$2; shift 2
+JAR=${JAR:-/work/main/compare/target/compare.jar}
+export JAVA_TOOL_OPTIONS="$XOPTS -XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer"
+JO="-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stack=true --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/jdk.internal.misc=ALL-UNNAMED"
+O="--port 20080 --tcp-port 20110 --warmup 2 --duration $SECS --grace 1 --start-timeout 40 --size $SIZE --agent-idle backoff --timeout 200 $*"
+java $JO -cp $JAR org.rds4j.compare.Main rds4j-sink $O > /tmp/w/sink.out 2>/tmp/w/sink.err & S=$!
+for i in $(seq 100); do grep -q READY /tmp/w/sink.out 2>/dev/null && break; sleep 0.2; done
+java $JO -cp $JAR org.rds4j.compare.Main rds4j-source $O > /tmp/w/src.out 2>/tmp/w/src.err & C=$!
+sleep ${WAIT:-5}
+[ -z "$NOCPU" ] && python3 /tmp/w/${CPUPY:-thcpu.py} 4 $(pgrep -f org.rds4j.compare.Main | tr '\n' ' ')
+if [ -n "$PERF" ]; then perf record -F 2999 -g -a -o /tmp/w/perf.emb -- sleep 4 >/dev/null 2>&1; for p in $(pgrep -f org.rds4j.compare.Main); do jcmd $p Compiler.perfmap >/dev/null 2>&1; done; fi
+wait $C; wait $S
+grep -o '"msgs_per_s":[0-9]*' /tmp/w/sink.out
