@@ -327,8 +327,8 @@ run_one() {
   local res peer key value peer_fields=""
   res=$(grep -m1 '^RESULT ' "$mfile" 2>/dev/null | cut -c8- || true)
   peer=$(grep -m1 '^RESULT ' "$pfile" 2>/dev/null | cut -c8- || true)
-  # the other process's CPU time and memory, as peer_<key>
-  for key in cpu_s rss_kib rss_peak_kib direct_bytes direct_count; do
+  # the other process's CPU time (and its stack agent's) and memory, as peer_<key>
+  for key in cpu_s agent_cpu_s rss_kib rss_peak_kib direct_bytes direct_count; do
     value=$(sed -n "s/.*\"$key\":\([-0-9.eE+]*\).*/\1/p" <<<"$peer")
     peer_fields="$peer_fields,\"peer_$key\":${value:-null}"
   done

@@ -12,6 +12,7 @@ import org.rds4j.samples.DurationConverter;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -65,6 +66,11 @@ final class Bench
     final long startTimeoutNs;
     /** Print the sink's rate every 100 ms (stderr). */
     final boolean trace;
+    /**
+     * The name prefix of the threads whose CPU time a throughput result also gives on its own ({@code agent_cpu_s}):
+     * a stack's agent, whose share says which thread did the stack's work; null for none.
+     */
+    String agentThreads;
 
     Bench(final Args args, final String system, final String role)
     {
@@ -114,6 +120,31 @@ final class Bench
             ns += childCpuNs(child.pid());
         }
         return ns;
+    }
+
+    /** @return CPU time of this process's threads named {@code prefix}..., in ns; -1 without a prefix. */
+    static long threadsCpuNs(final String prefix)
+    {
+        if (prefix == null)
+        {
+            return -1;
+        }
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long ns = 0;
+        for (final Thread t : Thread.getAllStackTraces().keySet())
+        {
+            if (t.getName().startsWith(prefix))
+            {
+                ns += Math.max(0, threads.getThreadCpuTime(t.getId()));
+            }
+        }
+        return ns;
+    }
+
+    /** Puts the CPU time of the {@link #agentThreads} over a window into {@code json}, if there are such threads. */
+    private Json agentCpu(final Json json, final long before, final long after)
+    {
+        return before < 0 ? json : json.put("agent_cpu_s", (after - before) / 1e9);
     }
 
     /** utime + stime of /proc/PID/stat, in clock ticks of 10 ms (USER_HZ is 100 on Linux); 0 once it is gone. */
@@ -442,6 +473,7 @@ final class Bench
             before[i] = counts.get(i);
         }
         final long cpu0 = cpuNs();
+        final long agent0 = threadsCpuNs(agentThreads);
         final long t0 = System.nanoTime();
         // sample every 100 ms: a stall shows as intervals in which nothing (or little) arrived
         final long tick = 100_000_000L;
@@ -477,6 +509,7 @@ final class Bench
         sleepNs(end - System.nanoTime());
         final long t1 = System.nanoTime();
         final long cpu1 = cpuNs();
+        final long agent1 = threadsCpuNs(agentThreads);
         long total = 0;
         double minRate = Double.MAX_VALUE;
         double maxRate = 0;
@@ -500,6 +533,7 @@ final class Bench
             .put("seq_errors", counts.seqErrors())
             .putAll(memory())
             .putAll(extra);
+        agentCpu(json, agent0, agent1);
         log(system + " sink: " + fmt(rate) + " msgs/s, " + fmt(rate * size / 1e6) + " MB/s over " + fmt(secs) + " s" +
             (receivers > 1 ? " (per receiver " + fmt(minRate) + " .. " + fmt(maxRate) + ")" : ""));
         emit(json);
@@ -547,14 +581,16 @@ final class Bench
         sleepNs(warmupNs);
         final long sent0 = state.sent();
         final long cpu0 = cpuNs();
+        final long agent0 = threadsCpuNs(agentThreads);
         final long t0 = System.nanoTime();
         sleepNs(durationNs);
         final long cpu1 = cpuNs();
+        final long agent1 = threadsCpuNs(agentThreads);
         final long t1 = System.nanoTime();
         final long sent = state.sent() - sent0;
         final double secs = (t1 - t0) / 1e9;
-        emit(result().put("case", "tput").put("sent", sent).put("secs", secs).put("sent_per_s", sent / secs)
-            .put("cpu_s", (cpu1 - cpu0) / 1e9).putAll(memory()).putAll(extra));
+        emit(agentCpu(result().put("case", "tput").put("sent", sent).put("secs", secs).put("sent_per_s", sent / secs)
+            .put("cpu_s", (cpu1 - cpu0) / 1e9).putAll(memory()).putAll(extra), agent0, agent1));
         log(system + " source: " + fmt(sent / secs) + " msgs/s accepted");
         sleepNs(graceNs);
         state.running = false;

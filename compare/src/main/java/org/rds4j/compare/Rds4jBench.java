@@ -88,6 +88,9 @@ final class Rds4jBench
         this.invokeBatch = args.integer("invoke-batch", 256);
         this.claims = args.flag("claim");
         this.driver = args.flag("driver");
+        // an embedded stack's agent thread: its share of the CPU tells whether the application's threads ran the
+        // stack's duty cycles themselves (a driver's agent is in the driver's process, counted in cpu_s only)
+        bench.agentThreads = invoker || driver ? null : "rds4j-agent-";
         final int port = args.integer("port", 5000);
         this.server = new InetSocketAddress(args.str("server-ip", "127.0.0.2"), port);
         this.client = new InetSocketAddress(args.str("client-ip", "127.0.0.1"), port);
