@@ -141,10 +141,10 @@ final class Bench
         return ns;
     }
 
-    /** Puts the CPU time of the {@link #agentThreads} over a window into {@code json}, if there are such threads. */
-    private Json agentCpu(final Json json, final long before, final long after)
+    /** @return the CPU seconds of the {@link #agentThreads} over a window, null if there are none to count. */
+    private static Double agentCpuSeconds(final long before, final long after)
     {
-        return before < 0 ? json : json.put("agent_cpu_s", (after - before) / 1e9);
+        return before < 0 ? null : (after - before) / 1e9;
     }
 
     /** utime + stime of /proc/PID/stat, in clock ticks of 10 ms (USER_HZ is 100 on Linux); 0 once it is gone. */
@@ -531,9 +531,9 @@ final class Bench
             .put("min_100ms_per_s", minTick == Double.MAX_VALUE ? null : minTick)
             .put("empty_100ms", emptyTicks)
             .put("seq_errors", counts.seqErrors())
+            .put("agent_cpu_s", agentCpuSeconds(agent0, agent1))
             .putAll(memory())
             .putAll(extra);
-        agentCpu(json, agent0, agent1);
         log(system + " sink: " + fmt(rate) + " msgs/s, " + fmt(rate * size / 1e6) + " MB/s over " + fmt(secs) + " s" +
             (receivers > 1 ? " (per receiver " + fmt(minRate) + " .. " + fmt(maxRate) + ")" : ""));
         emit(json);
@@ -589,8 +589,9 @@ final class Bench
         final long t1 = System.nanoTime();
         final long sent = state.sent() - sent0;
         final double secs = (t1 - t0) / 1e9;
-        emit(agentCpu(result().put("case", "tput").put("sent", sent).put("secs", secs).put("sent_per_s", sent / secs)
-            .put("cpu_s", (cpu1 - cpu0) / 1e9).putAll(memory()).putAll(extra), agent0, agent1));
+        emit(result().put("case", "tput").put("sent", sent).put("secs", secs).put("sent_per_s", sent / secs)
+            .put("cpu_s", (cpu1 - cpu0) / 1e9).put("agent_cpu_s", agentCpuSeconds(agent0, agent1))
+            .putAll(memory()).putAll(extra));
         log(system + " source: " + fmt(sent / secs) + " msgs/s accepted");
         sleepNs(graceNs);
         state.running = false;
