@@ -19,6 +19,11 @@ final class FrameReceiver
     private final Connection connection;
     /** The peer's sending ports as socket addresses, made once each. */
     private final Int2ObjectHashMap<InetSocketAddress> senderAddresses = new Int2ObjectHashMap<>();
+    // A stream's frames mostly come from one port to one socket: the last of each, to skip the maps' lookups.
+    private int recentSport = -1;
+    private InetSocketAddress recentSender;
+    private int recentDport = -1;
+    private RdsSocketImpl recentSocket;
 
     /**
      * @param host       the stack.
@@ -41,7 +46,10 @@ final class FrameReceiver
     void onFrame(final ConnPath path, final DirectBuffer buffer, final int offset)
     {
         path.onFrameArrived();
-        if (RdsHeader.isCongestionUpdate(buffer, offset))
+        // each field read once (every read of a buffer is bounds checked): the flags, ack, sequence, and the length
+        // with both ports in one word
+        final int flags = RdsHeader.flags(buffer, offset);
+        if ((flags & RdsHeader.FLAG_CONG_BITMAP) != 0)
         {
             counters.congUpdateReceived.incrementOrdered();
             host.onPeerCongestionMap(connection.remoteAddress(), connection.peerMap(), buffer, offset + RdsHeader.LENGTH);
@@ -52,22 +60,23 @@ final class FrameReceiver
         {
             path.onPeerAck(ack);
         }
-        if (RdsHeader.isAckOnly(buffer, offset))
-        {
-            counters.recvAckOnly.incrementOrdered();
-            return;
-        }
-
         final long sequence = RdsHeader.sequence(buffer, offset);
+        final long lengthAndPorts = RdsHeader.lengthAndPorts(buffer, offset);
+        if (sequence == 0 && lengthAndPorts == 0)
+        {
+            counters.recvAckOnly.incrementOrdered(); // RdsHeader.isAckOnly, its fields at hand
+            return;
+        }
+
+        final long length = RdsHeader.lengthOf(lengthAndPorts);
         // sequence 0 marks an unsequenced frame (the handshake probe): it moves neither acks nor nextRx
-        if (sequence != 0 && !path.acks().accept(sequence, RdsHeader.flags(buffer, offset),
-            RdsHeader.length(buffer, offset), host.nowNs(), host.cycle()))
+        if (sequence != 0 && !path.acks().accept(sequence, flags, length, host.nowNs(), host.cycle()))
         {
             return;
         }
 
-        final int sport = RdsHeader.sport(buffer, offset);
-        final int dport = RdsHeader.dport(buffer, offset);
+        final int sport = RdsHeader.sportOf(lengthAndPorts);
+        final int dport = RdsHeader.dportOf(lengthAndPorts);
         if (dport == 0)
         {
             if (sport == RdsHeader.PROBE_PORT)
@@ -92,6 +101,22 @@ final class FrameReceiver
             path.onHandshake(RdsHeader.generation(buffer, offset));
             return;
         }
+        final RdsSocketImpl socket = socketFor(dport);
+        if (socket == null)
+        {
+            counters.recvDropNoSock.incrementOrdered();
+            return;
+        }
+        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)length);
+    }
+
+    private RdsSocketImpl socketFor(final int dport)
+    {
+        final RdsSocketImpl recent = recentSocket;
+        if (recent != null && dport == recentDport && recent.isOpen())
+        {
+            return recent; // an open socket keeps its port: no other can have it meanwhile
+        }
         RdsSocketImpl socket = connection.local.sockets.get(dport);
         if (socket == null || !socket.isOpen())
         {
@@ -102,22 +127,28 @@ final class FrameReceiver
                 socket = bound;
             }
         }
-        if (socket == null)
+        if (socket != null)
         {
-            counters.recvDropNoSock.incrementOrdered();
-            return;
+            recentSocket = socket;
+            recentDport = dport;
         }
-        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)RdsHeader.length(buffer, offset));
+        return socket;
     }
 
     private InetSocketAddress senderAddress(final int sport)
     {
+        if (sport == recentSport)
+        {
+            return recentSender;
+        }
         InetSocketAddress address = senderAddresses.get(sport);
         if (address == null)
         {
             address = new InetSocketAddress(connection.remoteAddress(), sport);
             senderAddresses.put(sport, address);
         }
+        recentSport = sport;
+        recentSender = address;
         return address;
     }
 }

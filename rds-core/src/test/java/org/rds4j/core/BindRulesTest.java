@@ -172,6 +172,28 @@ class BindRulesTest
     }
 
     @Test
+    void aPortBoundAgainGetsTheNextMessageOfAConnectionInUse() throws Exception
+    {
+        // the receive path remembers the socket its last frame went to: a closed one must not keep the port
+        final InetSocketAddress local = new InetSocketAddress(IP1, 4007);
+        final RdsSocket first = stack.openSocket().bind(local);
+        final RdsSocket sender = stack.openSocket().bind(new InetSocketAddress(IP2, 4107));
+        first.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+        assertEquals(1, sender.send(ByteBuffer.wrap(new byte[] {1}), local));
+        final ByteBuffer dst = ByteBuffer.allocate(8);
+        assertEquals(sender.localAddress(), first.receive(dst));
+        first.close();
+        final RdsSocket second = stack.openSocket().bind(local);
+        second.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+        assertEquals(1, sender.send(ByteBuffer.wrap(new byte[] {2}), local));
+        dst.clear();
+        assertEquals(sender.localAddress(), second.receive(dst));
+        assertEquals(2, dst.get(0));
+        second.close();
+        sender.close();
+    }
+
+    @Test
     void addressNotOnTheNetworkIsEADDRNOTAVAIL() throws Exception
     {
         final RdsSocket s = stack.openSocket();

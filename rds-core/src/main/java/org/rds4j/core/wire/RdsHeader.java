@@ -119,16 +119,15 @@ public final class RdsHeader
         final int flags,
         final int credit)
     {
+        // six words, not a store per field and a fill of the extension space: each store of a buffer is bounds checked
         buffer.putLong(offset + SEQUENCE_OFFSET, sequence, BE);
         buffer.putLong(offset + ACK_OFFSET, ack, BE);
-        buffer.putInt(offset + LEN_OFFSET, length, BE);
-        buffer.putShort(offset + SPORT_OFFSET, (short)sport, BE);
-        buffer.putShort(offset + DPORT_OFFSET, (short)dport, BE);
-        buffer.putByte(offset + FLAGS_OFFSET, (byte)flags);
-        buffer.putByte(offset + CREDIT_OFFSET, (byte)credit);
-        buffer.putInt(offset + PADDING_OFFSET, 0);
-        buffer.putShort(offset + CHECKSUM_OFFSET, (short)0);
-        buffer.setMemory(offset + EXTENSION_OFFSET, EXTENSION_LENGTH, (byte)0);
+        buffer.putLong(offset + LEN_OFFSET,
+            ((length & 0xFFFF_FFFFL) << 32) | ((sport & 0xFFFFL) << 16) | (dport & 0xFFFFL), BE);
+        // flags, credit, then the padding and the checksum, 0
+        buffer.putLong(offset + FLAGS_OFFSET, ((flags & 0xFFL) << 56) | ((credit & 0xFFL) << 48), BE);
+        buffer.putLong(offset + EXTENSION_OFFSET, 0L);
+        buffer.putLong(offset + EXTENSION_OFFSET + 8, 0L);
     }
 
     /**
@@ -159,6 +158,46 @@ public final class RdsHeader
     public static long length(final DirectBuffer buffer, final int offset)
     {
         return buffer.getInt(offset + LEN_OFFSET, BE) & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * The length and both ports in one read, for a receive path that needs all three: see {@link #lengthOf},
+     * {@link #sportOf} and {@link #dportOf}.
+     *
+     * @param buffer holds the header.
+     * @param offset of its first byte.
+     * @return the 8 bytes from {@link #LEN_OFFSET}, big-endian.
+     */
+    public static long lengthAndPorts(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + LEN_OFFSET, BE);
+    }
+
+    /**
+     * @param lengthAndPorts from {@link #lengthAndPorts}.
+     * @return the payload length, unsigned as {@link #length} gives it.
+     */
+    public static long lengthOf(final long lengthAndPorts)
+    {
+        return lengthAndPorts >>> 32;
+    }
+
+    /**
+     * @param lengthAndPorts from {@link #lengthAndPorts}.
+     * @return the source port, 0..65535.
+     */
+    public static int sportOf(final long lengthAndPorts)
+    {
+        return (int)(lengthAndPorts >>> 16) & 0xFFFF;
+    }
+
+    /**
+     * @param lengthAndPorts from {@link #lengthAndPorts}.
+     * @return the destination port, 0..65535.
+     */
+    public static int dportOf(final long lengthAndPorts)
+    {
+        return (int)lengthAndPorts & 0xFFFF;
     }
 
     /**
@@ -370,17 +409,23 @@ public final class RdsHeader
      */
     public static int validate(final DirectBuffer buffer, final int offset)
     {
-        final long length = length(buffer, offset);
+        // the fields it checks in two reads (three with the extensions): every read of a buffer is bounds checked
+        final long lengthAndPorts = lengthAndPorts(buffer, offset);
+        final long length = lengthOf(lengthAndPorts);
         if (length > MAX_PAYLOAD)
         {
             return BAD_LENGTH;
         }
-        if (isCongestionUpdate(buffer, offset) && (flags(buffer, offset) != FLAG_CONG_BITMAP ||
-            length != CongestionMap.BYTES || sport(buffer, offset) != 0 || dport(buffer, offset) != 0))
+        final long flagsWord = buffer.getLong(offset + FLAGS_OFFSET, BE); // flags, credit, padding, checksum
+        final boolean congestionUpdate = (flagsWord >>> 56 & FLAG_CONG_BITMAP) != 0;
+        final int sport = sportOf(lengthAndPorts);
+        final int dport = dportOf(lengthAndPorts);
+        if (congestionUpdate && ((int)(flagsWord >>> 56) != FLAG_CONG_BITMAP || length != CongestionMap.BYTES ||
+            sport != 0 || dport != 0))
         {
             return BAD_CONGESTION_UPDATE;
         }
-        if (!isChecksumValid(buffer, offset))
+        if (((int)flagsWord & 0xFFFF) != 0 && !isChecksumValid(buffer, offset))
         {
             return BAD_CHECKSUM;
         }
@@ -388,9 +433,7 @@ public final class RdsHeader
         {
             return BAD_EXTENSION;
         }
-        final int sport = sport(buffer, offset);
-        final int dport = dport(buffer, offset);
-        if ((sport == 0 && length != 0 && !isCongestionUpdate(buffer, offset)) ||
+        if ((sport == 0 && length != 0 && !congestionUpdate) ||
             (dport == PROBE_PORT && (sport != 0 || length != 0)) ||
             (sport == PROBE_PORT && dport != 0))
         {

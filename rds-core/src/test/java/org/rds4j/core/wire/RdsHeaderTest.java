@@ -46,6 +46,10 @@ class RdsHeaderTest
         assertEquals(1, RdsHeader.dport(buffer, 0));
         assertEquals(0xFF, RdsHeader.flags(buffer, 0));
         assertEquals(255, RdsHeader.credit(buffer, 0));
+        final long lengthAndPorts = RdsHeader.lengthAndPorts(buffer, 0);
+        assertEquals(RdsHeader.MAX_PAYLOAD, RdsHeader.lengthOf(lengthAndPorts));
+        assertEquals(65535, RdsHeader.sportOf(lengthAndPorts));
+        assertEquals(1, RdsHeader.dportOf(lengthAndPorts));
     }
 
     @Test
@@ -53,6 +57,7 @@ class RdsHeaderTest
     {
         RdsHeader.write(buffer, 0, 1, 0, -1, 5, 6, 0, 0);
         assertEquals(0xFFFF_FFFFL, RdsHeader.length(buffer, 0));
+        assertEquals(0xFFFF_FFFFL, RdsHeader.lengthOf(RdsHeader.lengthAndPorts(buffer, 0)));
         assertEquals(RdsHeader.BAD_LENGTH, RdsHeader.validate(buffer, 0));
     }
 
