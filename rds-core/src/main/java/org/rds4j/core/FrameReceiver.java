@@ -62,9 +62,9 @@ final class FrameReceiver
         }
         final long sequence = RdsHeader.sequence(buffer, offset);
         final long lengthAndPorts = RdsHeader.lengthAndPorts(buffer, offset);
-        if (sequence == 0 && lengthAndPorts == 0)
+        if (RdsHeader.isAckOnly(sequence, lengthAndPorts, flags))
         {
-            counters.recvAckOnly.incrementOrdered(); // RdsHeader.isAckOnly, its fields at hand
+            counters.recvAckOnly.incrementOrdered();
             return;
         }
 

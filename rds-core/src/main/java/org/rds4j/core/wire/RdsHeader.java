@@ -157,7 +157,7 @@ public final class RdsHeader
      */
     public static long length(final DirectBuffer buffer, final int offset)
     {
-        return buffer.getInt(offset + LEN_OFFSET, BE) & 0xFFFF_FFFFL;
+        return lengthOf(lengthAndPorts(buffer, offset));
     }
 
     /**
@@ -207,7 +207,7 @@ public final class RdsHeader
      */
     public static int sport(final DirectBuffer buffer, final int offset)
     {
-        return buffer.getShort(offset + SPORT_OFFSET, BE) & 0xFFFF;
+        return sportOf(lengthAndPorts(buffer, offset));
     }
 
     /**
@@ -217,7 +217,7 @@ public final class RdsHeader
      */
     public static int dport(final DirectBuffer buffer, final int offset)
     {
-        return buffer.getShort(offset + DPORT_OFFSET, BE) & 0xFFFF;
+        return dportOf(lengthAndPorts(buffer, offset));
     }
 
     /**
@@ -395,8 +395,20 @@ public final class RdsHeader
      */
     public static boolean isAckOnly(final DirectBuffer buffer, final int offset)
     {
-        return sequence(buffer, offset) == 0 && sport(buffer, offset) == 0 && dport(buffer, offset) == 0 &&
-            length(buffer, offset) == 0 && !isCongestionUpdate(buffer, offset);
+        return isAckOnly(sequence(buffer, offset), lengthAndPorts(buffer, offset), flags(buffer, offset));
+    }
+
+    /**
+     * {@link #isAckOnly(DirectBuffer, int)} for a receive path that has read the fields already.
+     *
+     * @param sequence       the sequence number.
+     * @param lengthAndPorts from {@link #lengthAndPorts}.
+     * @param flags          the flags.
+     * @return true for an ack-only frame.
+     */
+    public static boolean isAckOnly(final long sequence, final long lengthAndPorts, final int flags)
+    {
+        return sequence == 0 && lengthAndPorts == 0 && (flags & FLAG_CONG_BITMAP) == 0;
     }
 
     /**
