@@ -240,6 +240,7 @@ final class ConnPath implements ConnectionPath
         }
         final TransportPath old = path;
         path = null;
+        sender.takeBackAppended(old); // before the close releases the transport's memory
         old.close();
         sender.requeueForRetransmission();
         transition(state, ConnectionState.DOWN);
@@ -400,6 +401,81 @@ final class ConnPath implements ConnectionPath
     {
         return sender.fill(out, max, connection.local.congestionMap, state == ConnectionState.UP,
             isAckDue(host.nowNs()), handshake.kind() != PeerKind.KERNEL_WITHOUT_PROBES);
+    }
+
+    /**
+     * A sending thread that holds the duty cycle has the transport write its message once, straight into the memory
+     * it is sent from, as the kernel's {@code rds_sendmsg} queues and transmits in the caller: possible while the
+     * path is up and nothing of the queue waits to be sent before it.
+     *
+     * @param flags the sender's flags (ACK_REQUIRED past half its send buffer).
+     * @return false if not now: the message goes the usual way.
+     */
+    boolean append(final RdsSocketImpl socket, final ByteBuffer payload, final int length, final int sport,
+        final int dport, final int flags)
+    {
+        final TransportPath current = path;
+        if (state != ConnectionState.UP || current == null || !sender.mayAppend())
+        {
+            return false;
+        }
+        final long position = current.append(sender.appendSequence(), acks.ackValue(),
+            sender.appendFlags(flags, length), sport, dport, payload, length);
+        if (position < 0)
+        {
+            return false;
+        }
+        sender.appended(socket, length, sport << 16 | dport, position);
+        return true;
+    }
+
+    /**
+     * @return whether messages may be appended to this path's transport while it lives ({@link #append}): 1 yes,
+     *         0 not while the path is down, -1 never on this connection's transport.
+     */
+    int appends()
+    {
+        final TransportPath current = path;
+        if (current == null || state != ConnectionState.UP)
+        {
+            return 0;
+        }
+        return current.appends() ? 1 : -1;
+    }
+
+    /** @return bytes appended to the transport and not yet flushed. */
+    int appendedBytes()
+    {
+        final TransportPath current = path;
+        return current == null ? 0 : current.appendedBytes();
+    }
+
+    /** Sends what was appended to the transport. */
+    void flushAppended()
+    {
+        final TransportPath current = path;
+        if (current != null)
+        {
+            current.flushAppended();
+        }
+    }
+
+    @Override
+    public void onAppendedFlushed(final long lastSequence)
+    {
+        sender.appendedFlushed(lastSequence);
+    }
+
+    /**
+     * Removes a socket's unacked messages, to one port or all (see {@link PathSender#cancel}); appended frames
+     * are flushed first, so that each is either dropped whole or never begun.
+     *
+     * @return how many were dropped.
+     */
+    int cancel(final RdsSocketImpl socket, final int dport)
+    {
+        flushAppended();
+        return sender.cancel(socket, dport);
     }
 
     @Override

@@ -125,6 +125,31 @@ final class Connection
      *
      * @param message the message.
      */
+    /** See {@link ConnPath#append}. */
+    boolean append(final RdsSocketImpl socket, final java.nio.ByteBuffer payload, final int length, final int sport,
+        final int dport, final int flags)
+    {
+        return paths[0].append(socket, payload, length, sport, dport, flags);
+    }
+
+    /** See {@link ConnPath#appends}. */
+    int appends()
+    {
+        return paths[0].appends();
+    }
+
+    /** See {@link ConnPath#appendedBytes}. */
+    int appendedBytes()
+    {
+        return paths[0].appendedBytes();
+    }
+
+    /** See {@link ConnPath#flushAppended}. */
+    void flushAppended()
+    {
+        paths[0].flushAppended();
+    }
+
     void enqueue(final Message message)
     {
         paths[0].sender().enqueue(message);
@@ -142,7 +167,7 @@ final class Connection
         int dropped = 0;
         for (final ConnPath path : paths)
         {
-            dropped += path.sender().cancel(socket, dport);
+            dropped += path.cancel(socket, dport);
         }
         return dropped;
     }

@@ -284,6 +284,12 @@ public final class CoreStack implements RdsStack
         return mbean.objectName();
     }
 
+    /** @return the agent, whose state a thread holding the duty cycle may use ({@link AgentCalls#tryHold}). */
+    StackAgent agent()
+    {
+        return agent;
+    }
+
     /** @return how application threads wait for the agent (blocking calls, calls run on the agent). */
     AgentCalls calls()
     {

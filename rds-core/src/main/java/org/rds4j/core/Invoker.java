@@ -71,6 +71,8 @@ final class Invoker
     private volatile Thread agentThread;
     /** What the agent thread is doing: {@link #AGENT_LEADING}, {@link #AGENT_STANDING_BY}, {@link #AGENT_DORMANT}. */
     private volatile int agentState = AGENT_LEADING;
+    /** A sending thread waits to take the lock for its message ({@link #holdWanted(boolean)}). */
+    private volatile boolean holdWanted;
 
     /**
      * @param agentMode  the stack has an agent thread ({@link #runAgent}), so followers need not come back to
@@ -136,6 +138,59 @@ final class Invoker
      *
      * @return true if a duty cycle ran; false if another thread holds it (and will need waking).
      */
+    /**
+     * Takes the duty cycle's lock without running a cycle, for a sending thread that writes its message into the
+     * stack's state itself ({@link RdsSocketImpl}'s append); {@link #unhold} gives it back.
+     *
+     * @return false if another thread holds it, or the stack is closed.
+     */
+    boolean tryHold()
+    {
+        if (!lock.tryLock())
+        {
+            return false;
+        }
+        if (closed || lock.getHoldCount() > 1)
+        {
+            lock.unlock();
+            return false;
+        }
+        if (holdWanted)
+        {
+            holdWanted = false;
+        }
+        return true;
+    }
+
+    /**
+     * A sending thread wants the lock ({@link #tryHold}) and found it held: an agent thread that leads steps aside
+     * (it is woken from its idle wait, which it spends holding the lock, and leads no cycle while the wish stands),
+     * until the sender takes the lock or gives up ({@link #holdWanted(boolean)} false).
+     *
+     * @param wanted whether the wish stands.
+     */
+    void holdWanted(final boolean wanted)
+    {
+        holdWanted = wanted;
+        if (wanted && agentState == AGENT_LEADING)
+        {
+            signal.wake();
+        }
+    }
+
+    /** Runs one duty cycle under the lock {@link #tryHold} took. */
+    void cycleHeld()
+    {
+        doWork();
+    }
+
+    /** Gives back the lock {@link #tryHold} took, waking a thread that waits to lead, as after a cycle. */
+    void unhold()
+    {
+        release();
+        followers.wakeOne();
+    }
+
     boolean tryInvoke()
     {
         if (!lock.tryLock())
@@ -248,7 +303,7 @@ final class Invoker
             {
                 case LEAD:
                     agentState = AGENT_LEADING;
-                    if (waitingCalls.get() == 0 && !lead(me, Transport.NO_DEADLINE))
+                    if (waitingCalls.get() == 0 && (holdWanted || !lead(me, Transport.NO_DEADLINE)))
                     {
                         // an application thread runs a cycle after its send: it is short
                         agentStops.run();

@@ -65,6 +65,12 @@ interface PathHost
     void releaseBytes(Message message);
 
     /**
+     * Frees bytes of frames a sending thread appended to a transport (acked, cancelled or dropped) from their
+     * socket's send buffer, waking its senders.
+     */
+    void releaseAppendedBytes(RdsSocketImpl socket, long bytes);
+
+    /**
      * @param transport a transport.
      * @return true if it is the stack's loopback transport.
      */

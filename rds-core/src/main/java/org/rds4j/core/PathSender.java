@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import org.rds4j.core.spi.TransportPath;
 import org.rds4j.core.wire.CongestionMap;
 import org.rds4j.core.wire.RdsHeader;
 
@@ -47,16 +48,264 @@ final class PathSender
         this.frames = new ControlFrames(checksums);
     }
 
-    /** @return the sequence the next new message gets; any thread may read it. */
+    /**
+     * Frames a sending thread appended to the transport itself ({@link ConnPath#append}), oldest first, by
+     * sequence: their owners, payload bytes, ports and places in the transport's memory, until acked. A cancelled
+     * one keeps its place with no owner (its bytes are released at the cancel, its sequence is a gap). At most
+     * {@link #APPENDED_MAX} at once; then messages go the usual way.
+     */
+    private static final int APPENDED_MAX = 1 << 15;
+    private static final int APPENDED_FIRST = 64;
+    private long[] appendedSequences;
+    private long[] appendedPositions;
+    private int[] appendedLengths;
+    private int[] appendedPorts;
+    private RdsSocketImpl[] appendedSockets;
+    /** The tables' length minus one (a power of two): made at the first append, doubled as needed. */
+    private int appendedMask = -1;
+    private long appendedHead;
+    private long appendedTail;
+    /** The last appended frame the transport began to send; those after it are still in its stage. */
+    private long lastAppendedFlushed;
+
+    /** @return whether a frame may be appended now: nothing of the queue waits to be sent before it, and room. */
+    boolean mayAppend()
+    {
+        return !queue.hasUnsent() && frames.inProgress() == ControlFrames.Kind.NONE && appendedRoom();
+    }
+
+    /** Makes the tables at the first append and doubles them when full, up to {@link #APPENDED_MAX} frames. */
+    private boolean appendedRoom()
+    {
+        final int count = (int)(appendedTail - appendedHead);
+        if (count <= appendedMask)
+        {
+            return true;
+        }
+        final int length = appendedMask < 0 ? APPENDED_FIRST : (appendedMask + 1) * 2;
+        if (length > APPENDED_MAX)
+        {
+            return false;
+        }
+        final long[] sequences = new long[length];
+        final long[] positions = new long[length];
+        final int[] lengths = new int[length];
+        final int[] ports = new int[length];
+        final RdsSocketImpl[] sockets = new RdsSocketImpl[length];
+        for (int i = 0; i < count; i++)
+        {
+            final int from = index(appendedHead + i);
+            sequences[i] = appendedSequences[from];
+            positions[i] = appendedPositions[from];
+            lengths[i] = appendedLengths[from];
+            ports[i] = appendedPorts[from];
+            sockets[i] = appendedSockets[from];
+        }
+        appendedSequences = sequences;
+        appendedPositions = positions;
+        appendedLengths = lengths;
+        appendedPorts = ports;
+        appendedSockets = sockets;
+        appendedMask = length - 1;
+        appendedHead = 0;
+        appendedTail = count;
+        return true;
+    }
+
+    private int index(final long appendedIndex)
+    {
+        return (int)(appendedIndex & appendedMask);
+    }
+
+    /**
+     * @param flags  the flags the sender chose (ACK_REQUIRED past half its send buffer).
+     * @param length payload bytes.
+     * @return the flags of a frame about to be appended, with ACK_REQUIRED where the ack-request budget runs out.
+     */
+    int appendFlags(final int flags, final int length)
+    {
+        final int all = ackBudget.charge(length) ? flags | RdsHeader.FLAG_ACK_REQUIRED : flags;
+        if ((all & RdsHeader.FLAG_ACK_REQUIRED) != 0)
+        {
+            counters.sendAckRequired.incrementOrdered();
+        }
+        return all;
+    }
+
+    /** @return the sequence a frame about to be appended gets ({@link #appended} takes it). */
+    long appendSequence()
+    {
+        return nextTxSequence.getPlain();
+    }
+
+    /**
+     * A frame with the sequence of {@link #appendSequence} was appended.
+     *
+     * @param socket   its owner.
+     * @param length   payload bytes.
+     * @param ports    its source port in the high 16 bits, its destination port in the low.
+     * @param position its place in the transport's memory.
+     */
+    void appended(final RdsSocketImpl socket, final int length, final int ports, final long position)
+    {
+        final int index = index(appendedTail++);
+        appendedSequences[index] = takeSequence();
+        appendedPositions[index] = position;
+        appendedLengths[index] = length;
+        appendedPorts[index] = ports;
+        appendedSockets[index] = socket;
+    }
+
+    /** The transport began sending the appended frames up to {@code lastSequence}: they count as sent. */
+    void appendedFlushed(final long lastSequence)
+    {
+        int count = 0;
+        for (long i = appendedTail - 1; i >= appendedHead; i--)
+        {
+            final long sequence = appendedSequences[index(i)];
+            if (sequence <= lastAppendedFlushed)
+            {
+                break;
+            }
+            count++;
+        }
+        lastAppendedFlushed = lastSequence;
+        highestSequenceSent = Math.max(highestSequenceSent, lastSequence);
+        counters.sendTransmitted.getAndAddOrdered(count);
+    }
+
+    /** Frees the appended frames a cumulative ack covers: their bytes, one release per run of one socket's. */
+    private void releaseAppended(final long ack)
+    {
+        RdsSocketImpl socket = null;
+        long bytes = 0;
+        int count = 0;
+        while (appendedHead != appendedTail)
+        {
+            final int index = index(appendedHead);
+            if (appendedSequences[index] > ack)
+            {
+                break;
+            }
+            final RdsSocketImpl owner = appendedSockets[index];
+            if (owner != null)
+            {
+                if (owner != socket && socket != null)
+                {
+                    host.releaseAppendedBytes(socket, bytes);
+                    bytes = 0;
+                }
+                socket = owner;
+                bytes += appendedLengths[index];
+                appendedSockets[index] = null;
+                count++;
+            }
+            appendedHead++;
+        }
+        if (socket != null)
+        {
+            host.releaseAppendedBytes(socket, bytes);
+        }
+        counters.sendDropAcked.getAndAddOrdered(count);
+    }
+
+    /** Cancels a socket's appended frames (all sent: the caller flushed them), to one port or all; @return how many. */
+    private int cancelAppended(final RdsSocketImpl socket, final int dport)
+    {
+        int dropped = 0;
+        for (long i = appendedHead; i != appendedTail; i++)
+        {
+            final int index = index(i);
+            if (appendedSockets[index] == socket && (dport < 0 || (appendedPorts[index] & 0xFFFF) == dport))
+            {
+                appendedSockets[index] = null;
+                host.releaseAppendedBytes(socket, appendedLengths[index]);
+                dropped++;
+            }
+        }
+        return dropped;
+    }
+
+    /**
+     * The path the frames were appended to went down: each one not cancelled becomes a message of the queue,
+     * copied out of the transport's memory before it is released, in sequence order among the queue's, sent if
+     * the transport had begun sending it ({@link #requeueForRetransmission} then marks it RETRANSMITTED).
+     *
+     * @param old the path, not yet closed.
+     */
+    void takeBackAppended(final TransportPath old)
+    {
+        final int count = (int)(appendedTail - appendedHead);
+        if (count == 0)
+        {
+            return;
+        }
+        final Message[] taken = new Message[count]; // a path lost with frames in flight: rare, and allocating
+        int kept = 0;
+        int sent = 0;
+        for (long i = appendedHead; i != appendedTail; i++)
+        {
+            final int index = index(i);
+            final RdsSocketImpl socket = appendedSockets[index];
+            if (socket == null)
+            {
+                continue;
+            }
+            final int length = appendedLengths[index];
+            final Message message = host.pool().acquire(length);
+            old.readAppended(appendedPositions[index], RdsHeader.LENGTH + length, message.buffer, 0);
+            message.sequence = appendedSequences[index];
+            message.socket = socket;
+            message.sport = appendedPorts[index] >>> 16;
+            message.dport = appendedPorts[index] & 0xFFFF;
+            message.flags = RdsHeader.flags(message.buffer, 0);
+            message.rewind();
+            if (message.sequence <= lastAppendedFlushed)
+            {
+                sent++;
+            }
+            taken[kept++] = message;
+            appendedSockets[index] = null;
+        }
+        appendedHead = appendedTail;
+        queue.merge(taken, kept, sent);
+    }
+
+    /** Drops every appended frame, its bytes released; @return how many were not cancelled. */
+    private int dropAppended()
+    {
+        int dropped = 0;
+        for (long i = appendedHead; i != appendedTail; i++)
+        {
+            final int index = index(i);
+            final RdsSocketImpl socket = appendedSockets[index];
+            if (socket != null)
+            {
+                host.releaseAppendedBytes(socket, appendedLengths[index]);
+                appendedSockets[index] = null;
+                dropped++;
+            }
+        }
+        appendedHead = appendedTail;
+        return dropped;
+    }
+
+    /** @return whether appended frames wait in the transport's stage (a transmit sends them once stale). */
+    private boolean appendedUnflushed()
+    {
+        return appendedHead != appendedTail && appendedSequences[index(appendedTail - 1)] > lastAppendedFlushed;
+    }
+
+    /** @return the sequence the next new message gets; any thread may read it. */    /** @return the sequence the next new message gets; any thread may read it. */
     long nextTxSequence()
     {
         return nextTxSequence.get();
     }
 
-    /** @return the messages queued or sent and unacked. */
+    /** @return the messages queued or sent and unacked, appended frames included. */
     int queuedMessages()
     {
-        return queue.size();
+        return queue.size() + (int)(appendedTail - appendedHead);
     }
 
     /** A transport wants an ack-only frame sent once, unless a data frame goes first (IB: a credit update). */
@@ -125,7 +374,7 @@ final class PathSender
         dropped += queue.removeIf(
             (index, message) -> index != writing && message.socket == socket && (dport < 0 || message.dport == dport),
             host::releaseSent);
-        return dropped;
+        return dropped + cancelAppended(socket, dport);
     }
 
     /**
@@ -172,6 +421,7 @@ final class PathSender
     {
         final int sent = queue.sentCount();
         final long flushedBefore = counters.sendFlushedPeerRestart.get();
+        counters.sendFlushedPeerRestart.getAndAddOrdered(dropAppended()); // taken back at the path's loss: none left
         queue.removeIf(
             (index, message) -> index < sent || message.cancelled || (message.flags & RdsHeader.FLAG_RETRANSMITTED) != 0,
             this::releaseFlushed);
@@ -200,6 +450,7 @@ final class PathSender
     /** Frees every queued message; the stack is closing. */
     void releaseAll()
     {
+        dropAppended();
         Message message;
         while ((message = queue.pollHead()) != null)
         {
@@ -234,6 +485,7 @@ final class PathSender
             return;
         }
         highestAck = Math.max(highestAck, ack);
+        releaseAppended(ack);
         Message message;
         while ((message = queue.pollAcked(ack, frames.inProgress() == ControlFrames.Kind.DATA)) != null)
         {
@@ -265,7 +517,8 @@ final class PathSender
      */
     boolean hasOutput(final CongestionMap map, final boolean handshaken, final boolean ackDue)
     {
-        return frames.hasOutput(map) || (handshaken && (queue.hasUnsent() || frames.ackWanted() || ackDue));
+        return frames.hasOutput(map) ||
+            (handshaken && (queue.hasUnsent() || appendedUnflushed() || frames.ackWanted() || ackDue));
     }
 
     /**

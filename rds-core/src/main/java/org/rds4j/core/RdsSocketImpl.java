@@ -55,6 +55,10 @@ final class RdsSocketImpl extends SocketBase
     final MpscArrayQueue<Message> outbound;
     /** Places in {@link #outbound} taken by messages spilled or claimed and not yet taken by the agent. */
     private final AtomicInteger outboundSlots = new AtomicInteger();
+    /** The connection this socket's blocking sends last appended to ({@link #append}); theirs only. */
+    private Connection appendedTo;
+    /** The last destination address whose connection's transport was found to take no appended frames. */
+    private InetAddress appendsNever;
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
     /** Where messages are written, mapped at the first send (under {@link #stateLock}); the agent frees records. */
     private volatile SendRing sendRing;
@@ -170,6 +174,14 @@ final class RdsSocketImpl extends SocketBase
             return checked;
         }
         final InetSocketAddress local = localAddress;
+        if (blocking && length < AgentCalls.SENDER_STREAM_PAYLOAD)
+        {
+            final int appended = append(src, destination, length, local.getPort());
+            if (appended >= 0)
+            {
+                return appended;
+            }
+        }
         final int result = trySend(src, destination, length, local.getPort());
         if (result >= 0)
         {
@@ -192,6 +204,117 @@ final class RdsSocketImpl extends SocketBase
             return result;
         }
         return sendBlocking(src, destination, length, local.getPort());
+    }
+
+    /** {@link #append} returns this when the message must go the usual way (nothing was taken). */
+    private static final int NOT_APPENDED = -1;
+
+    /**
+     * A blocking send of a small message, once its socket has nothing waiting for the stack: under the duty cycle's
+     * lock it takes room in the send buffer and has the connection's transport write the frame once, straight into
+     * the memory it is sent from (as the kernel's {@code rds_sendmsg} queues under the path's lock and transmits
+     * in the caller). The appended frames go out as one write once {@link AgentCalls#SENDER_STREAM_BYTES} of them
+     * wait, at once if the message is alone in its send buffer, before the sender waits for room, and otherwise
+     * by the agent, woken at a batch's first frame, once a cycle of its own finds no frame appended since its
+     * last. Before the frame, the cycle it runs takes in what the stack owes this socket (its
+     * earlier messages, acks that came).
+     *
+     * @return the length, or {@link #NOT_APPENDED}.
+     */
+    private int append(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
+    {
+        final SendRing ring = sendRing;
+        if (ring == null || !outbound.isEmpty() || destination.getAddress() == appendsNever || sendQueued.get() == 0)
+        {
+            // the first send maps the ring; messages handed over outside it go first; a message alone in the send
+            // buffer (a request, a reply) goes the usual way, a duty cycle on this thread that writes it from memory
+            // used again at once (appended, the round trip's p90 was a quarter longer: benchmarks.md, 2026-12-02)
+            return NOT_APPENDED;
+        }
+        final AgentCalls calls = stack.calls();
+        if (!calls.tryHold())
+        {
+            return NOT_APPENDED;
+        }
+        boolean unflushed = false;
+        try
+        {
+            final Connection connection = agentState().connectionTo(destination.getAddress(), this, stack.agent());
+            final int appends = connection.appends();
+            if (appends <= 0)
+            {
+                if (appends < 0)
+                {
+                    appendsNever = destination.getAddress(); // its transport never takes appended frames
+                }
+                return NOT_APPENDED;
+            }
+            if (ring.unreadBytes() > 0)
+            {
+                calls.cycleHeld(); // this socket's earlier messages go first
+                if (ring.unreadBytes() > 0)
+                {
+                    return NOT_APPENDED;
+                }
+            }
+            final long queued = reserveRoom(destination, length, counters.sendQueueFull);
+            if (queued < 0)
+            {
+                return NOT_APPENDED; // the usual way waits for room, or refuses
+            }
+            final int flags = queued + length >= options.sendBufferBytes() / 2 ? RdsHeader.FLAG_ACK_REQUIRED : 0;
+            final boolean first = connection.appendedBytes() == 0;
+            if (!connection.append(this, src, length, sport, destination.getPort(), flags))
+            {
+                calls.cycleHeld(); // frames queued before it wait to be sent: they go now if the socket takes them
+                if (!connection.append(this, src, length, sport, destination.getPort(), flags))
+                {
+                    sendQueued.addAndGet(-length);
+                    return NOT_APPENDED;
+                }
+            }
+            counters.sendQueued.incrementOrdered();
+            counters.sendAppended.incrementOrdered();
+            src.position(src.limit());
+            if (queued == 0 || connection.appendedBytes() >= AgentCalls.SENDER_STREAM_BYTES)
+            {
+                connection.flushAppended();
+                calls.cycleHeld(); // the acks that came meanwhile, as a sender's own duty cycle takes them
+            }
+            else
+            {
+                unflushed = first;
+            }
+            appendedTo = connection;
+            return length;
+        }
+        finally
+        {
+            calls.unhold();
+            if (unflushed)
+            {
+                // a batch begins: if this sender stops before it is full, the agent sends it once no more come
+                stack.wakeAgent();
+            }
+        }
+    }
+
+    /** Before a blocking send waits for room: what it appended goes out, or it would wait for acks of frames unsent. */
+    private void flushAppended()
+    {
+        final Connection connection = appendedTo;
+        final AgentCalls calls = stack.calls();
+        if (connection != null && calls.tryHold())
+        {
+            try
+            {
+                connection.flushAppended();
+            }
+            finally
+            {
+                calls.unhold();
+            }
+        }
     }
 
     /**
@@ -274,6 +397,7 @@ final class RdsSocketImpl extends SocketBase
                 {
                     return result;
                 }
+                flushAppended();
                 final int waited = stack.calls().awaitRoom(timeoutNs, deadlineNs);
                 if (waited < 0)
                 {

@@ -132,6 +132,41 @@ final class SendQueue
         return removedCount;
     }
 
+    /**
+     * Merges messages into the queue by sequence (frames a sending thread had appended to a path that went down).
+     *
+     * @param extra     the messages, in sequence order.
+     * @param count     how many of {@code extra}.
+     * @param sentExtra how many of them, from the first, were fully sent.
+     */
+    void merge(final Message[] extra, final int count, final int sentExtra)
+    {
+        final Message[] own = new Message[size];
+        for (int i = 0; i < size; i++)
+        {
+            own[i] = get(i);
+            ring[(head + i) & mask] = null;
+        }
+        final int ownSent = sent;
+        head = 0;
+        size = 0;
+        sent = 0;
+        boolean allSent = true;
+        int a = 0;
+        int b = 0;
+        while (a < own.length || b < count)
+        {
+            final boolean fromOwn = b == count || (a < own.length && own[a].sequence < extra[b].sequence);
+            final boolean wasSent = fromOwn ? a < ownSent : b < sentExtra;
+            add(fromOwn ? own[a++] : extra[b++]);
+            allSent &= wasSent;
+            if (allSent)
+            {
+                sent++; // the sent ones stay a prefix
+            }
+        }
+    }
+
     private void grow()
     {
         final Message[] bigger = new Message[ring.length * 2];

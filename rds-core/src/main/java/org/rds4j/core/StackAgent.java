@@ -524,6 +524,12 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         releaseBytes(message.socket, message.payloadLength);
     }
 
+    @Override
+    public void releaseAppendedBytes(final RdsSocketImpl socket, final long bytes)
+    {
+        releaseBytes(socket, bytes);
+    }
+
     private void releaseBytes(final RdsSocketImpl socket, final long length)
     {
         if (socket != null)

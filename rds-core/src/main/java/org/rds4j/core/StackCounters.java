@@ -48,6 +48,8 @@ public final class StackCounters implements TransportCounters
      * small messages the agent fell behind (in INVOKER mode, every blocking send's). Application threads.
      */
     public final AtomicCounter sendCallerCycles;
+    /** Messages a blocking send wrote straight into its connection's transport (see {@code RdsSocketImpl}). */
+    public final AtomicCounter sendAppended;
     /** Pongs sent in answer to pings from bound ports (answers to probes are not counted here). */
     public final AtomicCounter sendPong;
     /** Ack-only frames sent. */
@@ -171,6 +173,7 @@ public final class StackCounters implements TransportCounters
         recvRingSpill = manager.newCounter("recv_ring_spill");
         sendRingSpill = manager.newCounter("send_ring_spill");
         sendCallerCycles = manager.newCounter("send_caller_cycles");
+        sendAppended = manager.newCounter("send_appended");
     }
 
     @Override

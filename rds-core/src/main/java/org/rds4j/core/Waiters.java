@@ -74,7 +74,10 @@ final class Waiters
     /** Unparks one registered thread, if any: the next leader of a duty cycle, not all who wait for it. */
     void wakeOne()
     {
-        VarHandle.fullFence(); // as in wakeAll
+        // no fence, unlike wakeAll: every caller has just made a volatile write of what a follower re-checks (the duty
+        // cycle's lock, the count of waiting calls), and volatile accesses are ordered among themselves, so either
+        // these reads see a follower's slot or its re-check after taking the slot sees that write; a sender that
+        // writes its own frame gives the lock back after every message
         for (int i = 0; i < SLOTS; i++)
         {
             final Thread thread = slots.get(i);

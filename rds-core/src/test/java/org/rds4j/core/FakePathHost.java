@@ -93,10 +93,19 @@ final class FakePathHost implements PathHost
     {
     }
 
+    /** Bytes of appended frames released. */
+    long appendedBytesReleased;
+
     @Override
     public void releaseBytes(final Message message)
     {
         bytesReleased++;
+    }
+
+    @Override
+    public void releaseAppendedBytes(final RdsSocketImpl socket, final long bytes)
+    {
+        appendedBytesReleased += bytes;
     }
 
     @Override

@@ -132,4 +132,12 @@ public interface ConnectionPath
      * @return the highest sequence the peer has acked that was first sent on the current path; 0 if none yet.
      */
     long sequenceReadOnPath();
+
+    /**
+     * The transport began sending the frames appended so far ({@link TransportPath#flushAppended}): they count as
+     * sent, as frames staged from {@link #fillTransmit} do.
+     *
+     * @param lastSequence the sequence of the last of them.
+     */
+    void onAppendedFlushed(long lastSequence);
 }

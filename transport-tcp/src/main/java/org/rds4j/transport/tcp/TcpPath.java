@@ -1,6 +1,8 @@
 package org.rds4j.transport.tcp;
 
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.rds4j.core.spi.ConnectionPath;
 import org.rds4j.core.spi.TransportCounters;
@@ -132,6 +134,18 @@ final class TcpPath implements TransportPath
     /** Bytes read from the socket since it connected. */
     private long bytesRead;
     private boolean draining;
+    /**
+     * Frames are being appended ({@link #append}): the stage is a claim of the send ring in write mode, from
+     * {@link #appendStart}, whose first byte is ring position {@link #appendPosition}.
+     */
+    private boolean appending;
+    private int appendStart;
+    private long appendPosition;
+    private long lastAppendedSequence;
+    /** Frames appended since the path connected, and that count when {@link #transmit} last looked. */
+    private long appendCount;
+    private long appendCountSeen;
+    private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
 
     /**
      * @param buffers       the transport's pool, which lends the read buffer and the copy stage.
@@ -164,6 +178,20 @@ final class TcpPath implements TransportPath
         if (waitingForRoom || closed)
         {
             return 0;
+        }
+        if (appending)
+        {
+            if (appendCount != appendCountSeen)
+            {
+                // a sender is appending a stream and sends it in batches itself; a cycle later they are stale
+                appendCountSeen = appendCount;
+                return 0;
+            }
+            flushAppended();
+            if (waitingForRoom || closed)
+            {
+                return 0;
+            }
         }
         int done = 0;
         for (int i = 0; i < WRITES_PER_TRANSMIT && !closed; i++)
@@ -209,6 +237,117 @@ final class TcpPath implements TransportPath
             }
         }
         return done;
+    }
+
+    @Override
+    public long append(final long sequence, final long ack, final int flags, final int sport, final int dport,
+        final ByteBuffer payload, final int length)
+    {
+        // frame ends are tracked per frame while TCP acks stand in for RDS acks: those frames go the usual way
+        if (closed || waitingForRoom || unackedBytes != null || sendRingBytes == 0)
+        {
+            return -1;
+        }
+        final int frameLength = RdsHeader.LENGTH + length;
+        if (appending && stage.remaining() < frameLength)
+        {
+            flushAppended();
+            if (waitingForRoom || closed)
+            {
+                return -1;
+            }
+        }
+        if (!appending && !claimForAppend(frameLength))
+        {
+            return -1;
+        }
+        final int index = stage.position();
+        RdsHeader.write(appendView, index, sequence, ack, length, sport, dport, flags, 0);
+        appendView.putBytes(index + RdsHeader.LENGTH, payload, payload.position(), length);
+        stage.position(index + frameLength);
+        bytesQueued += frameLength;
+        lastAppendedSequence = sequence;
+        appendCount++;
+        return appendPosition + index - appendStart;
+    }
+
+    /** @return whether the stage is now a claim of the send ring with room for the frame. */
+    private boolean claimForAppend(final int frameLength)
+    {
+        if (stage.hasRemaining())
+        {
+            return false; // a write in progress
+        }
+        if (sendRing == null)
+        {
+            if (sendRingUnavailable)
+            {
+                return false;
+            }
+            sendRing = TcpSendRing.open(sendRingBytes);
+            sendRingUnavailable = sendRing == null;
+            if (sendRingUnavailable)
+            {
+                return false;
+            }
+        }
+        sendRing.release(connection.sequenceReadOnPath());
+        final ByteBuffer claimed = sendRing.claim(RING_MIN_CLAIM, STAGE_BYTES);
+        if (claimed == null || claimed.remaining() < frameLength)
+        {
+            return false;
+        }
+        stage = claimed;
+        appendView.wrap(claimed);
+        appendStart = claimed.position();
+        appendPosition = sendRing.claimStart();
+        appending = true;
+        return true;
+    }
+
+    @Override
+    public boolean appends()
+    {
+        return sendRingBytes > 0 && unackedBytes == null && !sendRingUnavailable;
+    }
+
+    @Override
+    public int appendedBytes()
+    {
+        return appending ? stage.position() - appendStart : 0;
+    }
+
+    @Override
+    public void flushAppended()
+    {
+        if (!appending)
+        {
+            return;
+        }
+        appending = false;
+        if (stage.position() == appendStart)
+        {
+            stage = noStage;
+            return;
+        }
+        final int appended = stage.position() - appendStart;
+        // kept until acked whichever way it is written: after a lost connection its frames are read back from it
+        sendRing.commit();
+        sendRing.onFrameEnded(lastAppendedSequence); // the region's last frame ends at its end
+        // a few frames (a reply) cost less copied by a write than lent by sendfile, as a small stage does
+        stageZeroCopy = appended >= ZERO_COPY_MIN_BYTES;
+        connection.onAppendedFlushed(lastAppendedSequence);
+        writeStage();
+    }
+
+    @Override
+    public void readAppended(final long position, final int length, final MutableDirectBuffer dst, final int offset)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the path's memory is released: appended frames are read before close");
+        }
+        sendRing.read(position, length, dst, offset);
     }
 
     private ByteBuffer borrowCopyStage()
@@ -678,8 +817,9 @@ final class TcpPath implements TransportPath
 
     private void misbehaved(final String reason)
     {
-        close();
+        // the connection takes back the frames appended to this path before it closes it (and its memory)
         connection.onPeerMisbehaved(this, reason);
+        close();
     }
 
     @Override

@@ -216,6 +216,25 @@ final class TcpSendRing implements AutoCloseable
         return view;
     }
 
+    /** @return the position of the last claim's first byte: the claimed buffer's index {@code i} is position {@code claimStart() + i - claimOffset}. */
+    long claimStart()
+    {
+        return tail;
+    }
+
+    /**
+     * Copies bytes written at a position the ring has not freed (a frame appended to it).
+     *
+     * @param position where they start; they do not wrap the memory's end.
+     * @param length   how many.
+     * @param dst      where to.
+     * @param offset   where in {@code dst}.
+     */
+    void read(final long position, final int length, final org.agrona.MutableDirectBuffer dst, final int offset)
+    {
+        dst.putBytes(offset, memory, (int)(position % capacity), length);
+    }
+
     /**
      * The claimed buffer (write mode) was filled and will be sent with {@link #send}: its bytes from the claim's
      * start to its position become a region, and the buffer frames them (read mode). A claim not committed
