@@ -278,21 +278,7 @@ final class TcpPath implements TransportPath
         {
             return false; // a write in progress
         }
-        if (sendRing == null)
-        {
-            if (sendRingUnavailable)
-            {
-                return false;
-            }
-            sendRing = TcpSendRing.open(sendRingBytes);
-            sendRingUnavailable = sendRing == null;
-            if (sendRingUnavailable)
-            {
-                return false;
-            }
-        }
-        sendRing.release(connection.sequenceReadOnPath());
-        final ByteBuffer claimed = sendRing.claim(RING_MIN_CLAIM, STAGE_BYTES);
+        final ByteBuffer claimed = openSendRing() ? sendRing.claim(RING_MIN_CLAIM, STAGE_BYTES) : null;
         if (claimed == null || claimed.remaining() < frameLength)
         {
             return false;
@@ -392,21 +378,31 @@ final class TcpPath implements TransportPath
         {
             return null;
         }
+        if (sendRing == null && bulkBytesCopied < sendRingBytes / 4)
+        {
+            return null;
+        }
+        return openSendRing() ? sendRing.claim(RING_MIN_CLAIM, STAGE_BYTES) : null;
+    }
+
+    /** @return whether the send ring is there, opened now if it was not, with the regions the peer has read freed. */
+    private boolean openSendRing()
+    {
         if (sendRing == null)
         {
-            if (sendRingUnavailable || bulkBytesCopied < sendRingBytes / 4)
+            if (sendRingUnavailable)
             {
-                return null;
+                return false;
             }
             sendRing = TcpSendRing.open(sendRingBytes);
             sendRingUnavailable = sendRing == null;
             if (sendRingUnavailable)
             {
-                return null;
+                return false;
             }
         }
         sendRing.release(connection.sequenceReadOnPath());
-        return sendRing.claim(RING_MIN_CLAIM, STAGE_BYTES);
+        return true;
     }
 
     /**
