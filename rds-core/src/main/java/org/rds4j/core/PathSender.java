@@ -67,6 +67,8 @@ final class PathSender
     private long appendedTail;
     /** The last appended frame the transport began to send; those after it are still in its stage. */
     private long lastAppendedFlushed;
+    /** Frames appended since the transport last began to send them ({@link #appendedFlushed}). */
+    private int appendedUnflushed;
 
     /** @return whether a frame may be appended now: nothing of the queue waits to be sent before it, and room. */
     boolean mayAppend()
@@ -154,24 +156,16 @@ final class PathSender
         appendedLengths[index] = length;
         appendedPorts[index] = ports;
         appendedSockets[index] = socket;
+        appendedUnflushed++;
     }
 
     /** The transport began sending the appended frames up to {@code lastSequence}: they count as sent. */
     void appendedFlushed(final long lastSequence)
     {
-        int count = 0;
-        for (long i = appendedTail - 1; i >= appendedHead; i--)
-        {
-            final long sequence = appendedSequences[index(i)];
-            if (sequence <= lastAppendedFlushed)
-            {
-                break;
-            }
-            count++;
-        }
         lastAppendedFlushed = lastSequence;
         highestSequenceSent = Math.max(highestSequenceSent, lastSequence);
-        counters.sendTransmitted.getAndAddOrdered(count);
+        counters.sendTransmitted.getAndAddOrdered(appendedUnflushed);
+        appendedUnflushed = 0;
     }
 
     /** Frees the appended frames a cumulative ack covers: their bytes, one release per run of one socket's. */
@@ -268,6 +262,7 @@ final class PathSender
             appendedSockets[index] = null;
         }
         appendedHead = appendedTail;
+        appendedUnflushed = 0;
         queue.merge(taken, kept, sent);
     }
 
@@ -287,16 +282,11 @@ final class PathSender
             }
         }
         appendedHead = appendedTail;
+        appendedUnflushed = 0;
         return dropped;
     }
 
-    /** @return whether appended frames wait in the transport's stage (a transmit sends them once stale). */
-    private boolean appendedUnflushed()
-    {
-        return appendedHead != appendedTail && appendedSequences[index(appendedTail - 1)] > lastAppendedFlushed;
-    }
-
-    /** @return the sequence the next new message gets; any thread may read it. */    /** @return the sequence the next new message gets; any thread may read it. */
+    /** @return the sequence the next new message gets; any thread may read it. */
     long nextTxSequence()
     {
         return nextTxSequence.get();
@@ -518,7 +508,7 @@ final class PathSender
     boolean hasOutput(final CongestionMap map, final boolean handshaken, final boolean ackDue)
     {
         return frames.hasOutput(map) ||
-            (handshaken && (queue.hasUnsent() || appendedUnflushed() || frames.ackWanted() || ackDue));
+            (handshaken && (queue.hasUnsent() || appendedUnflushed > 0 || frames.ackWanted() || ackDue));
     }
 
     /**
