@@ -3,12 +3,16 @@ package org.rds4j.core.test;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Waits for conditions with a deadline, parking briefly between checks. Tests only. */
 public final class Await
 {
+    /** How long {@link #wakeOnceWaiting}'s waker waits for its sleeper to sleep. */
+    private static final Duration WAKER_DEADLINE = Duration.ofSeconds(30);
+
     private Await()
     {
     }
@@ -67,15 +71,26 @@ public final class Await
     }
 
     /**
-     * Starts a thread that runs {@code wake} once {@code sleeper} waits with a timeout: a wake before that is one a
-     * test means to be missed. The caller then sleeps, and joins the thread.
+     * Called by {@code sleeper}: starts a thread that runs {@code wake} once {@code sleeper} waits with a timeout (a
+     * wake before that is one a test means to be missed). The caller then sleeps, and joins the thread. An unpark
+     * left for the caller by an earlier test is taken first: it would end the sleep at once, unseen by the waker.
+     * The waker gives up after {@link #WAKER_DEADLINE}, so a sleep that never came fails its test instead of hanging it.
      */
     public static Thread wakeOnceWaiting(final Thread sleeper, final Runnable wake)
     {
+        if (sleeper == Thread.currentThread())
+        {
+            LockSupport.parkNanos(1);
+        }
+        final long deadlineNs = System.nanoTime() + WAKER_DEADLINE.toNanos();
         final Thread waker = new Thread(() ->
         {
             while (sleeper.getState() != Thread.State.TIMED_WAITING)
             {
+                if (System.nanoTime() - deadlineNs > 0)
+                {
+                    return;
+                }
                 Thread.onSpinWait();
             }
             wake.run();
