@@ -23,7 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #close()}). The thread holding it is the leader: it runs a duty cycle and, if the cycle did no work,
  * idles once with the stack's idle strategy while still holding it, as the agent thread would (the default
  * backoff waits in the TCP selector, which only one thread can use at a time, and which application threads
- * handing the stack work wake through the {@link WakeSignal}). A waiting thread that finds another leading
+ * handing the stack work wake through the {@link WakeSignal}); only the default's yields go without it, since a
+ * yield gives the core away and a sending thread may spin to take the lock meanwhile ({@link #tryHold}). A
+ * waiting thread that finds another leading
  * is a follower: it parks until woken by what it waits for (its socket's waiters, a command's completion),
  * by a leader whose wait has ended ({@link #endCall()}), by the agent thread stepping aside, or by a thread
  * that ran a single duty cycle ({@link #invoke()}, {@link #tryInvoke()}), and then tries again. So whoever lets
@@ -43,6 +45,8 @@ final class Invoker
 
     private final Agent agent;
     private final IdleStrategy idle;
+    /** {@link #idle} if it is the default backoff, whose yields the leader makes without the lock; else null. */
+    private final ParkingBackoffIdleStrategy backoff;
     private final WakeSignal signal;
     private final ErrorHandler errorHandler;
     private final boolean agentMode;
@@ -90,6 +94,7 @@ final class Invoker
         this.agentStops = agentStops;
         this.agent = agent;
         this.idle = idle;
+        this.backoff = idle instanceof ParkingBackoffIdleStrategy ? (ParkingBackoffIdleStrategy)idle : null;
         this.signal = signal;
         this.errorHandler = errorHandler;
         try
@@ -132,12 +137,6 @@ final class Invoker
         return agentMode;
     }
 
-    /**
-     * A blocking send has queued its message: runs one duty cycle on the calling thread if no other thread is
-     * running one (as the kernel's {@code rds_sendmsg} transmits in the caller), so the message is written now.
-     *
-     * @return true if a duty cycle ran; false if another thread holds it (and will need waking).
-     */
     /**
      * Takes the duty cycle's lock without running a cycle, for a sending thread that writes its message into the
      * stack's state itself ({@link RdsSocketImpl}'s append); {@link #unhold} gives it back.
@@ -191,6 +190,12 @@ final class Invoker
         followers.wakeOne();
     }
 
+    /**
+     * A blocking send has queued its message: runs one duty cycle on the calling thread if no other thread is
+     * running one (as the kernel's {@code rds_sendmsg} transmits in the caller), so the message is written now.
+     *
+     * @return true if a duty cycle ran; false if another thread holds it (and will need waking).
+     */
     boolean tryInvoke()
     {
         if (!lock.tryLock())
@@ -405,6 +410,7 @@ final class Invoker
         {
             return false;
         }
+        boolean held = true;
         try
         {
             if (closed)
@@ -418,6 +424,14 @@ final class Invoker
             {
                 idle.idle(work);
             }
+            else if (backoff != null && backoff.yieldsNext())
+            {
+                // held through a yield, the lock made a sender that wants it (tryHold) spin while this thread was
+                // off its core: a tenth of a 64 B stream's sending time in 100 us spins that timed out
+                held = false;
+                release();
+                backoff.idle(0);
+            }
             else
             {
                 // a strategy that parks the thread (no transport waiter) is woken through the signal
@@ -430,7 +444,10 @@ final class Invoker
         }
         finally
         {
-            release();
+            if (held)
+            {
+                release();
+            }
         }
     }
 

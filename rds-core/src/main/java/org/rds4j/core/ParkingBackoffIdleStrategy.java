@@ -25,6 +25,8 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
     private final long minParkNs;
     private final long maxParkNs;
     private final WakeSignal signal;
+    /** {@link Thread#yield()}; a test's own, to see what the yielding thread holds. */
+    private final Runnable yield;
     private int yields;
     private long parkNs;
 
@@ -37,10 +39,17 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
     ParkingBackoffIdleStrategy(
         final int maxYields, final long minParkNs, final long maxParkNs, final WakeSignal signal)
     {
+        this(maxYields, minParkNs, maxParkNs, signal, Thread::yield);
+    }
+
+    ParkingBackoffIdleStrategy(
+        final int maxYields, final long minParkNs, final long maxParkNs, final WakeSignal signal, final Runnable yield)
+    {
         this.maxYields = maxYields;
         this.minParkNs = minParkNs;
         this.maxParkNs = maxParkNs;
         this.signal = signal;
+        this.yield = yield;
         reset();
     }
 
@@ -63,13 +72,22 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
         if (yields < maxYields)
         {
             yields++;
-            Thread.yield();
+            yield.run();
         }
         else
         {
             signal.park(parkNs);
             parkNs = Math.min(parkNs * 2, maxParkNs);
         }
+    }
+
+    /**
+     * @return whether the next idle cycle without work yields rather than parks: it waits in nothing (no
+     *         transport's selector), so the thread need not hold the duty cycle's lock through it.
+     */
+    boolean yieldsNext()
+    {
+        return yields < maxYields;
     }
 
     @Override

@@ -1,0 +1,84 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.SystemNanoClock;
+import org.junit.jupiter.api.Test;
+import org.rds4j.core.spi.IdleWaiter;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * What the thread leading the duty cycle holds while it idles with the default backoff: not the lock through a
+ * yield (a sending thread that wants it would spin while the yielding thread is off its core), the lock through a
+ * park (the park waits in the transport's selector, which one thread uses at a time). The leader is the test's
+ * thread, waiting in {@link Invoker#await}; the yields and parks record whether another caller could take the
+ * lock at that moment ({@link Invoker#tryHold} from the same thread fails only while it holds it).
+ */
+class InvokerIdleTest
+{
+    private final List<Boolean> lockFreeAtYields = new ArrayList<>();
+    private final List<Boolean> lockFreeAtParks = new ArrayList<>();
+    private int cycles;
+    private Invoker invoker;
+
+    @Test
+    void theLeaderYieldsWithoutTheLockAndParksWithIt()
+    {
+        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
+        signal.idleWaiter(new IdleWaiter()
+        {
+            @Override
+            public void await(final long timeoutNs)
+            {
+                lockFreeAtParks.add(lockFree());
+            }
+
+            @Override
+            public void wake()
+            {
+            }
+        });
+        final ParkingBackoffIdleStrategy backoff =
+            new ParkingBackoffIdleStrategy(3, 1_000, 1_000, signal, () -> lockFreeAtYields.add(lockFree()));
+        invoker = new Invoker(new IdleAgent(), backoff, signal, Throwable::printStackTrace, false, () -> { },
+            new AgentTurns());
+
+        for (int i = 0; i < 5; i++)
+        {
+            assertEquals(0, invoker.await(0, 0));
+        }
+
+        assertEquals(5, cycles);
+        assertEquals(List.of(true, true, true), lockFreeAtYields);
+        assertEquals(List.of(false, false), lockFreeAtParks);
+    }
+
+    private boolean lockFree()
+    {
+        if (invoker.tryHold())
+        {
+            invoker.unhold();
+            return true;
+        }
+        return false;
+    }
+
+    private final class IdleAgent implements Agent
+    {
+        @Override
+        public int doWork()
+        {
+            cycles++;
+            return 0;
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "idle";
+        }
+    }
+}
