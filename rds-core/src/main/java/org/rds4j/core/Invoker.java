@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Runs a stack's agent duty cycle on whichever thread should run it, as agrona's {@code AgentInvoker} does,
@@ -54,7 +53,7 @@ final class Invoker
     private final Runnable agentStops;
     /** When the agent thread leads, stands by or sleeps: its own. */
     private final AgentTurns turns;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final DutyCycleLock lock = new DutyCycleLock();
     /** Threads waiting to lead: unparked when a waiting thread's wait ends, and on close. */
     private final Waiters followers = new Waiters();
     /** Written under the lock; read under it too, and racily by {@link #isClosed()}. */
@@ -114,14 +113,14 @@ final class Invoker
      */
     int invoke()
     {
-        if (!lock.tryLock())
+        if (!lock.tryAcquire(false))
         {
             return 0;
         }
         try
         {
             // the duty cycle runs no application code, so this is only a guard against a re-entrant call
-            return closed || lock.getHoldCount() > 1 ? 0 : doWork();
+            return closed || lock.holdCount() > 1 ? 0 : doWork();
         }
         finally
         {
@@ -145,13 +144,13 @@ final class Invoker
      */
     boolean tryHold()
     {
-        if (!lock.tryLock())
+        if (!lock.tryAcquire(true))
         {
             return false;
         }
-        if (closed || lock.getHoldCount() > 1)
+        if (closed || lock.holdCount() > 1)
         {
-            lock.unlock();
+            lock.release();
             return false;
         }
         if (holdWanted)
@@ -183,10 +182,14 @@ final class Invoker
         doWork();
     }
 
-    /** Gives back the lock {@link #tryHold} took, waking a thread that waits to lead, as after a cycle. */
+    /**
+     * Gives back the lock {@link #tryHold} took, without a fence (once per message a sender appends), waking a thread
+     * that waits to lead if this look sees one; one that registered at this moment comes back by itself
+     * ({@link #await}).
+     */
     void unhold()
     {
-        release();
+        lock.releaseHold();
         followers.wakeOne();
     }
 
@@ -198,13 +201,13 @@ final class Invoker
      */
     boolean tryInvoke()
     {
-        if (!lock.tryLock())
+        if (!lock.tryAcquire(false))
         {
             return false;
         }
         try
         {
-            if (closed || lock.getHoldCount() > 1)
+            if (closed || lock.holdCount() > 1)
             {
                 return false;
             }
@@ -382,14 +385,24 @@ final class Invoker
             // the leader may have let go between the try above and registering: try once more
             if (!lead(me, callerDeadlineNs))
             {
-                if (parkNs == Long.MAX_VALUE)
+                final int state = lock.state();
+                if (state == DutyCycleLock.HOLD)
                 {
-                    LockSupport.park(this);
+                    // a hold's end does not wait for its look for followers to see this one: come back by itself
+                    LockSupport.parkNanos(this, Math.min(parkNs, DutyCycleLock.HOLD_FOLLOWER_PARK_NS));
                 }
-                else
+                else if (state == DutyCycleLock.CYCLE)
                 {
-                    LockSupport.parkNanos(this, parkNs);
+                    if (parkNs == Long.MAX_VALUE)
+                    {
+                        LockSupport.park(this);
+                    }
+                    else
+                    {
+                        LockSupport.parkNanos(this, parkNs);
+                    }
                 }
+                // FREE: let go since the try (a hold's end may not have seen this follower): the caller tries again
             }
         }
         finally
@@ -406,7 +419,7 @@ final class Invoker
      */
     private boolean lead(final Thread me, final long callerDeadlineNs)
     {
-        if (!lock.tryLock())
+        if (!lock.tryAcquire(false))
         {
             return false;
         }
@@ -467,7 +480,7 @@ final class Invoker
 
     private void release()
     {
-        lock.unlock();
+        lock.release();
     }
 
     /**
@@ -477,7 +490,7 @@ final class Invoker
     void close()
     {
         signal.wake();
-        lock.lock();
+        lock.acquire();
         try
         {
             if (closed)

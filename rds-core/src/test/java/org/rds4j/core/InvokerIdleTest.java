@@ -7,11 +7,15 @@ import org.rds4j.core.spi.IdleWaiter;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What the thread leading the duty cycle holds while it idles with the default backoff: not the lock through a
+ * What the thread leading the duty cycle holds while it idles with the default backoff, and how a follower waits
+ * while a sender holds the lock. The leader holds not the lock through a
  * yield (a sending thread that wants it would spin while the yielding thread is off its core), the lock through a
  * park (the park waits in the transport's selector, which one thread uses at a time). The leader is the test's
  * thread, waiting in {@link Invoker#await}; the yields and parks record whether another caller could take the
@@ -54,6 +58,21 @@ class InvokerIdleTest
         assertEquals(5, cycles);
         assertEquals(List.of(true, true, true), lockFreeAtYields);
         assertEquals(List.of(false, false), lockFreeAtParks);
+    }
+
+    @Test
+    void aFollowerThatFindsASendersHoldComesBackByItself() throws Exception
+    {
+        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
+        invoker = new Invoker(new IdleAgent(), new ParkingBackoffIdleStrategy(3, 1_000, 1_000, signal), signal,
+            Throwable::printStackTrace, true, () -> { }, new AgentTurns());
+        assertTrue(invoker.tryHold());
+        // the hold's end does not wake followers reliably (no fence), so a follower that found it must not park
+        // until woken: its await returns by itself while the hold lasts
+        final CompletableFuture<Integer> follower = CompletableFuture.supplyAsync(() -> invoker.await(0, 0));
+        assertEquals(0, follower.get(10, TimeUnit.SECONDS));
+        assertEquals(0, cycles, "no cycle ran while the sender held the lock");
+        invoker.unhold();
     }
 
     private boolean lockFree()
