@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * Without it, a thread that registers as a follower while a hold ends may not be seen by the holder's look for
  * followers; so a follower that finds the lock held for a hold parks for at most {@link #HOLD_FOLLOWER_PARK_NS}
  * ({@link Invoker#await}) rather than until woken. The owner may take the lock again while it holds it
- * ({@link #holdCount()} tells how deep), as {@code ReentrantLock} allowed.
+ * ({@link #holdCount()} tells how deep), as {@code ReentrantLock} allowed. A socket's {@link TakeLock} is the same
+ * trade for receivers, who wait for it themselves; this one is tried, and others must tell a hold from a cycle.
  */
 final class DutyCycleLock
 {
