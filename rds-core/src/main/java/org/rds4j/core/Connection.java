@@ -5,6 +5,7 @@ import org.rds4j.core.spi.Transport;
 import org.rds4j.core.wire.CongestionMap;
 
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 
 /**
  * The RDS connection of one node pair on one transport (the kernel's {@code rds_connection}), shared by every
@@ -120,13 +121,8 @@ final class Connection
         return host.isLoopback(transport) || Addresses.compare(local.address, remote) < 0;
     }
 
-    /**
-     * Appends a message to the send queue of its path.
-     *
-     * @param message the message.
-     */
     /** See {@link ConnPath#append}. */
-    boolean append(final RdsSocketImpl socket, final java.nio.ByteBuffer payload, final int length, final int sport,
+    boolean append(final RdsSocketImpl socket, final ByteBuffer payload, final int length, final int sport,
         final int dport, final int flags)
     {
         return paths[0].append(socket, payload, length, sport, dport, flags);
@@ -150,6 +146,11 @@ final class Connection
         paths[0].flushAppended();
     }
 
+    /**
+     * Appends a message to the send queue of its path.
+     *
+     * @param message the message.
+     */
     void enqueue(final Message message)
     {
         paths[0].sender().enqueue(message);

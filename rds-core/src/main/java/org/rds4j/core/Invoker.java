@@ -440,7 +440,7 @@ final class Invoker
             else if (backoff != null && backoff.yieldsNext())
             {
                 // held through a yield, the lock made a sender that wants it (tryHold) spin while this thread was
-                // off its core: a tenth of a 64 B stream's sending time in 100 us spins that timed out
+                // off its core: a seventh of a 64 B stream's sending time in 100 us spins that timed out
                 held = false;
                 release();
                 backoff.idle(0);

@@ -214,10 +214,10 @@ final class RdsSocketImpl extends SocketBase
      * lock it takes room in the send buffer and has the connection's transport write the frame once, straight into
      * the memory it is sent from (as the kernel's {@code rds_sendmsg} queues under the path's lock and transmits
      * in the caller). The appended frames go out as one write once {@link AgentCalls#SENDER_STREAM_BYTES} of them
-     * wait, at once if the message is alone in its send buffer, before the sender waits for room, and otherwise
-     * by the agent, woken at a batch's first frame, once a cycle of its own finds no frame appended since its
-     * last. Before the frame, the cycle it runs takes in what the stack owes this socket (its
-     * earlier messages, acks that came).
+     * wait, at once if the cycle before it took acks that left the message alone in its send buffer, before the
+     * sender waits for room, and otherwise by the agent, woken at a batch's first frame, once a cycle of its own
+     * finds no frame appended since its last. Before the frame, the cycle it runs takes in what the stack owes this
+     * socket (its earlier messages, acks that came).
      *
      * @return the length, or {@link #NOT_APPENDED}.
      */

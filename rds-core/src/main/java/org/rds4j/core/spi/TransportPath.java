@@ -1,5 +1,9 @@
 package org.rds4j.core.spi;
 
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteBuffer;
+
 /**
  * One live transport connection under a {@link ConnectionPath}. Agent thread only.
  */
@@ -68,7 +72,7 @@ public interface TransportPath
      *         before); a transport that cannot append always returns -1.
      */
     default long append(final long sequence, final long ack, final int flags, final int sport, final int dport,
-        final java.nio.ByteBuffer payload, final int length)
+        final ByteBuffer payload, final int length)
     {
         return -1;
     }
@@ -102,7 +106,7 @@ public interface TransportPath
      * @param dst      where to copy it.
      * @param offset   where in {@code dst}.
      */
-    default void readAppended(final long position, final int length, final org.agrona.MutableDirectBuffer dst,
+    default void readAppended(final long position, final int length, final MutableDirectBuffer dst,
         final int offset)
     {
         throw new UnsupportedOperationException("this transport appends no frames");

@@ -3,6 +3,7 @@ package org.rds4j.transport.tcp;
 import com.sun.jna.Native;
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -230,7 +231,7 @@ final class TcpSendRing implements AutoCloseable
      * @param dst      where to.
      * @param offset   where in {@code dst}.
      */
-    void read(final long position, final int length, final org.agrona.MutableDirectBuffer dst, final int offset)
+    void read(final long position, final int length, final MutableDirectBuffer dst, final int offset)
     {
         dst.putBytes(offset, memory, (int)(position % capacity), length);
     }
