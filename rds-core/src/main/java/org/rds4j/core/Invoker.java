@@ -437,13 +437,15 @@ final class Invoker
             {
                 idle.idle(work);
             }
-            else if (backoff != null && backoff.yieldsNext())
+            else if (backoff != null && backoff.takeYield())
             {
                 // held through a yield, the lock made a sender that wants it (tryHold) spin while this thread was
-                // off its core: a seventh of a 64 B stream's sending time in 100 us spins that timed out
+                // off its core: a seventh of a 64 B stream's sending time in 100 us spins that timed out. The yield is
+                // taken under the lock: deciding here and counting it after the release let the next leader use up
+                // the yields meanwhile, and this thread then parked without the lock, in the selector beside it
                 held = false;
                 release();
-                backoff.idle(0);
+                backoff.yieldNow();
             }
             else
             {

@@ -69,10 +69,9 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
     @Override
     public void idle()
     {
-        if (yields < maxYields)
+        if (takeYield())
         {
-            yields++;
-            yield.run();
+            yieldNow();
         }
         else
         {
@@ -82,12 +81,27 @@ final class ParkingBackoffIdleStrategy implements IdleStrategy
     }
 
     /**
-     * @return whether the next idle cycle without work yields rather than parks: it waits in nothing (no
-     *         transport's selector), so the thread need not hold the duty cycle's lock through it.
+     * Decides the next idle cycle without work: a yield (counted now) or a park. A thread leading the duty cycle
+     * decides under its lock, and may then let the lock go and {@link #yieldNow()}, since a yield waits in nothing
+     * (no transport's selector); everything else here is touched only under the lock, so two threads never park at
+     * once (a thread that decided to yield must not find, by the time it idles, that the yields ran out meanwhile).
+     *
+     * @return true for a yield.
      */
-    boolean yieldsNext()
+    boolean takeYield()
     {
-        return yields < maxYields;
+        if (yields < maxYields)
+        {
+            yields++;
+            return true;
+        }
+        return false;
+    }
+
+    /** The yield that {@link #takeYield()} granted; touches no state, so any thread may call it without the lock. */
+    void yieldNow()
+    {
+        yield.run();
     }
 
     @Override
