@@ -21,6 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that many, and the threads that release them have stocked their per-thread caches (at most
  * {@code MessagePool.MAGAZINE_BYTES} of messages per size class each), sending any amount more allocates no
  * message on the sending stack: {@code pool_alloc} grows by at most one cache's worth over 500,000 messages.
+ * A blocking sender of small messages, which writes its frames into the connection's send memory itself (the
+ * append), allocates nothing per message either.
  */
 class SteadyStateAllocationTest
 {
@@ -40,6 +42,41 @@ class SteadyStateAllocationTest
      * with the agent's magazine not yet stocked; the measured stream then stocks it, once.
      */
     private static final long MAGAZINE_MAX_MESSAGES = 1024;
+
+    /**
+     * A blocking sender streaming 64 B messages appends nearly all of them (a message alone in its send buffer goes
+     * the usual way); the sending thread, which also polls the receiving socket, and both agents allocate nothing per
+     * message.
+     */
+    @Test
+    void aBlockingSenderThatAppendsAllocatesNothingPerMessage() throws Exception
+    {
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT + 1).build()).build();
+        try (RdsStack a = RdsStack.open(config.toBuilder().name("alloc-append-a").build());
+             RdsStack b = RdsStack.open(config.toBuilder().name("alloc-append-b").build()))
+        {
+            final RdsSocket tx = a.openSocket().bind(new InetSocketAddress("127.0.7.3", 5000));
+            final RdsSocket rx = b.openSocket().bind(new InetSocketAddress("127.0.7.4", 5000));
+            rx.configureBlocking(false);
+            final ThreadMeter threads = ThreadMeter.ofStacks("alloc-append-a", "alloc-append-b")
+                .and(Thread.currentThread());
+            final AllocationStream stream = new AllocationStream(tx, rx, 64);
+            stream.send(MESSAGES); // the JIT settles, the connection's send memory is mapped
+            final long appendedBefore = a.counters().get("send_appended");
+            final ThreadMeter.AllocationStart start = threads.startAllocation();
+            stream.send(MESSAGES);
+            final long[] heap = threads.allocatedSince(start);
+            final long appended = a.counters().get("send_appended") - appendedBefore;
+            final double heapPerMessage = Arrays.stream(heap).sum() / (double)MESSAGES;
+            final String figures = String.format("64 B messages sent blocking, %d of %d appended: %.4f heap bytes " +
+                "allocated per message by %s (bytes: %s)", appended, MESSAGES, heapPerMessage, threads,
+                Arrays.toString(heap));
+            System.out.println(figures);
+            assertTrue(appended >= MESSAGES * 9 / 10, figures);
+            assertTrue(heapPerMessage < MAX_HEAP_BYTES_PER_MESSAGE, figures);
+        }
+    }
 
     @Test
     void aSteadyStreamAllocatesNothingPerMessage() throws Exception
