@@ -1,6 +1,8 @@
 package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -46,9 +48,12 @@ class SteadyStateAllocationTest
     /**
      * A blocking sender streaming 64 B messages appends nearly all of them (a message alone in its send buffer goes
      * the usual way); the sending thread, which also polls the receiving socket, and both agents allocate nothing per
-     * message.
+     * message. Appending, the sender outruns the polls, so what the socket's receive ring cannot hold waits in pooled
+     * messages: without the warm-up's full receive buffer, the pool grew during the measurement (8 B per message on
+     * JDK 25).
      */
     @Test
+    @Timeout(60) // a send blocked for good is interrupted (EINTR), and the test fails instead of hanging
     void aBlockingSenderThatAppendsAllocatesNothingPerMessage() throws Exception
     {
         final RdsStackConfig config = RdsStackConfig.builder()
@@ -59,10 +64,19 @@ class SteadyStateAllocationTest
             final RdsSocket tx = a.openSocket().bind(new InetSocketAddress("127.0.7.3", 5000));
             final RdsSocket rx = b.openSocket().bind(new InetSocketAddress("127.0.7.4", 5000));
             rx.configureBlocking(false);
+            // a quarter of the receive buffer: a blocking send to a congested port waits for it to drain, and only this
+            // thread drains it, so the most that can wait unread (what is in flight) must stay short of congesting it
+            tx.setOption(RdsOptions.SO_SNDBUF, rx.getOption(RdsOptions.SO_RCVBUF) / 4);
             final ThreadMeter threads = ThreadMeter.ofStacks("alloc-append-a", "alloc-append-b")
                 .and(Thread.currentThread());
             final AllocationStream stream = new AllocationStream(tx, rx, 64);
-            stream.send(MESSAGES); // the JIT settles, the connection's send memory is mapped
+            // the receiving pool grows to the deepest backlog its socket may hold (as below), sent non-blocking, since
+            // a blocking send to a congested port waits; then the JIT settles and the send memory is mapped
+            tx.configureBlocking(false);
+            stream.fillReceiveBufferAndDrain();
+            stream.fillReceiveBufferAndDrain();
+            tx.configureBlocking(true);
+            stream.send(MESSAGES);
             final long appendedBefore = a.counters().get("send_appended");
             final ThreadMeter.AllocationStart start = threads.startAllocation();
             stream.send(MESSAGES);
