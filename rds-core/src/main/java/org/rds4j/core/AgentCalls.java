@@ -21,12 +21,12 @@ import java.util.function.Function;
 final class AgentCalls implements WatchableSocket.Waiting
 {
     /**
-     * Payloads from which a streaming blocking sender leaves its messages to the agent whatever has piled up: its
-     * copy into the send ring and the agent's write of the messages before run in parallel, which pays more than
-     * the hand-offs cost at these sizes (1 KiB one-way 1-3 % slower with the sender
-     * transmitting them too; benchmarks.md, 2026-11-28).
+     * The largest payload a streaming blocking sender appends or transmits itself; larger ones it leaves to the
+     * agent, whose write of the messages before runs in parallel with the sender's copy. 1 KiB messages were left to
+     * the agent until 2026-12-02: on the AMD machines appending them cost 9 % of a pair's rate, on the Intel ones
+     * leaving them cost a third (benchmarks.md, "1 KiB messages appended on an Intel machine").
      */
-    static final int SENDER_STREAM_PAYLOAD = 1024;
+    static final int SENDER_STREAM_MAX_PAYLOAD = 1024;
     /**
      * Bytes of a socket's send ring unread by the stack (records, each a frame rounded up to
      * {@link SendRing#ALIGN}) from which a blocking sender of smaller messages runs a
@@ -73,9 +73,10 @@ final class AgentCalls implements WatchableSocket.Waiting
      * <ul>
      * <li>if it is the only message in its socket's send buffer (nothing of the socket's queued or unacked: a
      * request, a reply), or</li>
-     * <li>if messages under {@link #SENDER_STREAM_PAYLOAD} have piled up in the socket's send ring, unread by the
-     * stack, to {@link #SENDER_STREAM_BYTES}: the sender then transmits its own stream in batches, as the kernel's
-     * {@code rds_sendmsg} does in its caller, and the agent, finding the duty cycle taken, sleeps.</li>
+     * <li>if messages of up to {@link #SENDER_STREAM_MAX_PAYLOAD} bytes have piled up in the socket's send ring,
+     * unread by the stack, to {@link #SENDER_STREAM_BYTES}: the sender then transmits its own stream in batches,
+     * as the kernel's {@code rds_sendmsg} does in its caller, and the agent, finding the duty cycle taken,
+     * sleeps.</li>
      * </ul>
      * Otherwise the socket is streaming and its messages are left to the agent, which writes them in batches, as
      * TCP's Nagle algorithm holds back small segments while earlier ones are unacknowledged. In INVOKER mode there
@@ -88,7 +89,7 @@ final class AgentCalls implements WatchableSocket.Waiting
     void afterBlockingSend(final RdsSocketImpl socket, final boolean alone, final int length)
     {
         final boolean runs = alone || !invoker.hasAgentThread() ||
-            (length < SENDER_STREAM_PAYLOAD && socket.unreadSendBytes() >= SENDER_STREAM_BYTES);
+            (length <= SENDER_STREAM_MAX_PAYLOAD && socket.unreadSendBytes() >= SENDER_STREAM_BYTES);
         final boolean ran = runs && invoker.tryInvoke();
         if (ran)
         {

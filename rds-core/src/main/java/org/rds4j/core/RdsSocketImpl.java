@@ -174,7 +174,7 @@ final class RdsSocketImpl extends SocketBase
             return checked;
         }
         final InetSocketAddress local = localAddress;
-        if (blocking && length < AgentCalls.SENDER_STREAM_PAYLOAD)
+        if (blocking && length <= AgentCalls.SENDER_STREAM_MAX_PAYLOAD)
         {
             final int appended = append(src, destination, length, local.getPort());
             if (appended >= 0)

@@ -50,9 +50,9 @@ class SenderStreamTest
     }
 
     @Test
-    void justUnderTheLargeSizeTheRuleStillHolds() throws Exception
+    void atTheLargestSmallSizeTheRuleStillHolds() throws Exception
     {
-        final int payload = AgentCalls.SENDER_STREAM_PAYLOAD - 1;
+        final int payload = AgentCalls.SENDER_STREAM_MAX_PAYLOAD;
         final int below = (AgentCalls.SENDER_STREAM_BYTES - 1) / record(payload);
         assertEquals(30, below);
         streamsWhileTheAgentIsDormant(payload, below);
@@ -65,7 +65,7 @@ class SenderStreamTest
         final CoreStack b = stacks.open("ss-large-b");
         final RdsSocket tx = socket(a, "127.0.14.1");
         final RdsSocket rx = socket(b, "127.0.14.2");
-        final int payload = AgentCalls.SENDER_STREAM_PAYLOAD;
+        final int payload = AgentCalls.SENDER_STREAM_MAX_PAYLOAD + 1;
         holdTheAgent(a, tx);
         final ByteBuffer src = ByteBuffer.allocate(payload);
         final long cycles = counter(a, "send_caller_cycles");

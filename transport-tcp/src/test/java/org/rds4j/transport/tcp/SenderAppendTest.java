@@ -2,6 +2,8 @@ package org.rds4j.transport.tcp;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.core.test.Await;
@@ -22,7 +24,7 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * A blocking sender of small messages on a TCP connection that is up writes each frame itself, straight into the
  * connection's zero-copy memory ({@code send_appended}), while the socket takes them; the frames stay there until
  * acked, so a connection lost with them unacked sends each again, whole and in order among those that went the
- * usual way, and a cancel releases them. The peer is a
+ * usual way, and a cancel releases them. Messages of up to 1 KiB are appended, larger ones never. The peer is a
  * {@link FakePeer} that reads every frame and acks only when told. Stacks use 127.0.51.x and TCP port 28110.
  */
 class SenderAppendTest
@@ -31,12 +33,14 @@ class SenderAppendTest
     private static final InetAddress A_IP = ip("127.0.51.1");
     private static final InetAddress B_IP = ip("127.0.51.2");
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final int SIZE = 64;
+    private static final int SMALL = 64;
+    /** The largest message a blocking sender appends ({@code AgentCalls.SENDER_STREAM_MAX_PAYLOAD}). */
+    private static final int MAX_APPENDED = 1024;
     /** Messages per test: under the send buffer, so that no send waits for an ack the fake peer does not give. */
     private static final int COUNT = 2_000;
 
     private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
-    private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
+    private final ByteBuffer out = ByteBuffer.allocateDirect(MAX_APPENDED + 1);
 
     @AfterEach
     void tearDown()
@@ -52,12 +56,12 @@ class SenderAppendTest
     /** A stack in the default threading (an agent thread), with room for every message of a test unacked. */
     private RdsStack stack()
     {
-        return stacks.open(stacks.config("ap-a").toBuilder().sendBufferBytes(1 << 20).build());
+        return stacks.open(stacks.config("ap-a").toBuilder().sendBufferBytes(4 << 20).build());
     }
 
     /** Reads {@code count} data frames from {@code first} on, checking sequence, flags and every payload byte. */
-    private static void readInOrder(final FakePeer peer, final int first, final int count, final boolean retransmitted)
-        throws Exception
+    private static void readInOrder(final FakePeer peer, final int first, final int count, final int size,
+        final boolean retransmitted) throws Exception
     {
         for (int i = first; i < first + count; i++)
         {
@@ -65,57 +69,58 @@ class SenderAppendTest
             assertEquals(i + 1, frame.seq(), "frame " + i);
             assertEquals(retransmitted, (frame.flags() & RdsHeader.FLAG_RETRANSMITTED) != 0, "frame " + i);
             final ByteBuffer payload = ByteBuffer.wrap(frame.payload());
-            assertEquals(SIZE, payload.remaining());
+            assertEquals(size, payload.remaining());
             assertEquals(i, Payloads.sequence(payload), "frame " + i);
             assertTrue(Payloads.verify(payload), "the bytes of frame " + i);
         }
     }
 
     /** Sends messages {@code from} to {@code to} (exclusive), each numbered, blocking. */
-    private void send(final RdsSocket socket, final InetSocketAddress destination, final int from, final int to)
-        throws Exception
+    private void send(final RdsSocket socket, final InetSocketAddress destination, final int from, final int to,
+        final int size) throws Exception
     {
         for (int i = from; i < to; i++)
         {
-            assertEquals(SIZE, socket.send(Payloads.fill(out, 1, i, SIZE), destination));
+            assertEquals(size, socket.send(Payloads.fill(out, 1, i, size), destination));
         }
     }
 
-    @Test
-    void appendedFramesAreSentAgainWholeAndInOrderAfterTheConnectionDrops() throws Exception
+    @ParameterizedTest
+    @ValueSource(ints = {64, MAX_APPENDED})
+    void appendedFramesAreSentAgainWholeAndInOrderAfterTheConnectionDrops(final int size) throws Exception
     {
         final RdsStack a = stack();
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100));
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
         {
-            send(sa, to, 0, 1); // maps the socket's send ring, connects
+            send(sa, to, 0, 1, size); // maps the socket's send ring, connects
             try (FakePeer first = listener.accept(WAIT))
             {
                 assertTrue(first.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(first, 0, 1, false); // the handshake is answered: the connection is up
+                readInOrder(first, 0, 1, size, false); // the handshake is answered: the connection is up
                 Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
                 final long appendedBefore = counter(a, "send_appended");
-                send(sa, to, 1, COUNT);
+                send(sa, to, 1, COUNT, size);
                 // appended while the socket takes them; once the fake peer's window is full (it reads after), the
                 // rest waits in the socket's ring: the retransmission below merges both
                 final long appended = counter(a, "send_appended") - appendedBefore;
                 assertTrue(appended > 0 && appended < COUNT, () -> appended + " appended");
-                readInOrder(first, 1, COUNT - 1, false);
+                readInOrder(first, 1, COUNT - 1, size, false);
                 first.abort(); // read, never acked
             }
             try (FakePeer second = listener.accept(WAIT))
             {
                 assertTrue(second.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(second, 0, COUNT, true);
-                assertEquals(COUNT * (long)SIZE, sa.sendQueuedBytes(), "all unacked");
+                readInOrder(second, 0, COUNT, size, true);
+                assertEquals(COUNT * (long)size, sa.sendQueuedBytes(), "all unacked");
                 second.sendAck(COUNT);
                 Await.until(WAIT, () -> sa.sendQueuedBytes() == 0, () -> "acked: " + sa.sendQueuedBytes());
                 // appended again on the new connection, numbered after the retransmissions
                 final long appendedBefore = counter(a, "send_appended");
-                send(sa, to, COUNT, COUNT + 100);
+                send(sa, to, COUNT, COUNT + 100, size);
                 assertTrue(counter(a, "send_appended") > appendedBefore, "appended on the new connection");
-                readInOrder(second, COUNT, 100, false);
+                readInOrder(second, COUNT, 100, size, false);
             }
         }
     }
@@ -129,21 +134,46 @@ class SenderAppendTest
         final InetSocketAddress other = new InetSocketAddress(B_IP, 7001);
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
         {
-            send(sa, to, 0, 1);
+            send(sa, to, 0, 1, SMALL);
             try (FakePeer peer = listener.accept(WAIT))
             {
                 assertTrue(peer.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(peer, 0, 1, false);
+                readInOrder(peer, 0, 1, SMALL, false);
                 Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
                 final long appendedBefore = counter(a, "send_appended");
-                send(sa, to, 1, 500);
-                assertEquals(SIZE, sa.send(Payloads.fill(out, 1, 500, SIZE), other));
+                send(sa, to, 1, 500, SMALL);
+                assertEquals(SMALL, sa.send(Payloads.fill(out, 1, 500, SMALL), other));
                 assertTrue(counter(a, "send_appended") > appendedBefore, "appended");
                 // 500 messages to port 7000 (the first and any the full socket left in the ring went the usual way)
                 assertEquals(500, sa.cancelSentTo(to));
-                assertEquals(SIZE, sa.sendQueuedBytes(), "only the message to the other port is unacked");
+                assertEquals(SMALL, sa.sendQueuedBytes(), "only the message to the other port is unacked");
                 peer.sendAck(501);
                 Await.until(WAIT, () -> sa.sendQueuedBytes() == 0, () -> "acked: " + sa.sendQueuedBytes());
+            }
+        }
+    }
+
+    @Test
+    void aMessageOverTheBoundGoesTheUsualWay() throws Exception
+    {
+        final RdsStack a = stack();
+        final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100));
+        final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
+        final int size = MAX_APPENDED + 1;
+        try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
+        {
+            send(sa, to, 0, 1, size);
+            try (FakePeer peer = listener.accept(WAIT))
+            {
+                assertTrue(peer.readFrame(WAIT).isCongestionUpdate());
+                readInOrder(peer, 0, 1, size, false);
+                Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
+                final long appendedBefore = counter(a, "send_appended");
+                final long queuedBefore = counter(a, "send_queued");
+                send(sa, to, 1, 500, size);
+                readInOrder(peer, 1, 499, size, false);
+                assertEquals(0, counter(a, "send_appended") - appendedBefore, "none appended");
+                assertEquals(499, counter(a, "send_queued") - queuedBefore, "all queued the usual way");
             }
         }
     }
