@@ -480,6 +480,12 @@ final class TcpPath implements TransportPath
         {
             releaseCopyStage();
         }
+        else
+        {
+            // the send ring's view is claimed again by the next stage or append: a claim an append then refused
+            // (too small for its frame) must not look like bytes left to send
+            stage = noStage;
+        }
         return true;
     }
 
