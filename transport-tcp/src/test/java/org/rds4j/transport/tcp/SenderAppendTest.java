@@ -85,6 +85,21 @@ class SenderAppendTest
         }
     }
 
+    /**
+     * Sends message 0 (it maps the socket's send ring and connects) and answers the handshake with the fake peer,
+     * which reads it: returns once the connection is up.
+     */
+    private FakePeer connect(final RdsStack a, final RdsSocket sa, final InetSocketAddress to,
+        final FakePeer.Listener listener, final int size) throws Exception
+    {
+        send(sa, to, 0, 1, size);
+        final FakePeer peer = listener.accept(WAIT);
+        assertTrue(peer.readFrame(WAIT).isCongestionUpdate());
+        readInOrder(peer, 0, 1, size, false);
+        Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
+        return peer;
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {64, MAX_APPENDED})
     void appendedFramesAreSentAgainWholeAndInOrderAfterTheConnectionDrops(final int size) throws Exception
@@ -94,12 +109,8 @@ class SenderAppendTest
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
         {
-            send(sa, to, 0, 1, size); // maps the socket's send ring, connects
-            try (FakePeer first = listener.accept(WAIT))
+            try (FakePeer first = connect(a, sa, to, listener, size))
             {
-                assertTrue(first.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(first, 0, 1, size, false); // the handshake is answered: the connection is up
-                Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
                 final long appendedBefore = counter(a, "send_appended");
                 send(sa, to, 1, COUNT, size);
                 // appended while the socket takes them; once the fake peer's window is full (it reads after), the
@@ -134,12 +145,8 @@ class SenderAppendTest
         final InetSocketAddress other = new InetSocketAddress(B_IP, 7001);
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
         {
-            send(sa, to, 0, 1, SMALL);
-            try (FakePeer peer = listener.accept(WAIT))
+            try (FakePeer peer = connect(a, sa, to, listener, SMALL))
             {
-                assertTrue(peer.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(peer, 0, 1, SMALL, false);
-                Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
                 final long appendedBefore = counter(a, "send_appended");
                 send(sa, to, 1, 500, SMALL);
                 assertEquals(SMALL, sa.send(Payloads.fill(out, 1, 500, SMALL), other));
@@ -162,12 +169,8 @@ class SenderAppendTest
         final int size = MAX_APPENDED + 1;
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
         {
-            send(sa, to, 0, 1, size);
-            try (FakePeer peer = listener.accept(WAIT))
+            try (FakePeer peer = connect(a, sa, to, listener, size))
             {
-                assertTrue(peer.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(peer, 0, 1, size, false);
-                Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
                 final long appendedBefore = counter(a, "send_appended");
                 final long queuedBefore = counter(a, "send_queued");
                 send(sa, to, 1, 500, size);
