@@ -176,7 +176,7 @@ class SenderAppendTest
                 send(sa, to, 1, 500, size);
                 readInOrder(peer, 1, 499, size, false);
                 assertEquals(0, counter(a, "send_appended") - appendedBefore, "none appended");
-                assertEquals(499, counter(a, "send_queued") - queuedBefore, "all queued the usual way");
+                assertEquals(499, counter(a, "send_queued") - queuedBefore, "each message queued once");
             }
         }
     }

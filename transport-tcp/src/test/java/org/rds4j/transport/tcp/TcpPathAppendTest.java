@@ -8,6 +8,7 @@ import org.rds4j.core.spi.ConnectionPath;
 import org.rds4j.core.spi.TransportPath;
 import org.rds4j.core.wire.RdsHeader;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -46,7 +47,7 @@ class TcpPathAppendTest
         {
             path.close();
         }
-        for (final java.io.Closeable c : new java.io.Closeable[] {selector, sending, receiving, listener})
+        for (final Closeable c : new Closeable[] {selector, sending, receiving, listener})
         {
             if (c != null)
             {
