@@ -144,10 +144,14 @@ final class AgentCalls implements WatchableSocket.Waiting
         invoker.cycleHeld();
     }
 
-    /** Gives back the lock {@link #tryHold} took. */
-    void unhold()
+    /**
+     * Gives back the lock {@link #tryHold} took.
+     *
+     * @param wakeFollower whether a thread waiting to lead is woken ({@link FollowerWakes}).
+     */
+    void unhold(final boolean wakeFollower)
     {
-        invoker.unhold();
+        invoker.unhold(wakeFollower);
     }
 
     @Override

@@ -184,13 +184,18 @@ final class Invoker
 
     /**
      * Gives back the lock {@link #tryHold} took, without a fence (once per message a sender appends), waking a thread
-     * that waits to lead if this look sees one; one that registered at this moment comes back by itself
-     * ({@link #await}).
+     * that waits to lead if asked to and this look sees one; one that registered at this moment, or is not woken,
+     * comes back by itself ({@link #await}).
+     *
+     * @param wakeFollower whether to wake one ({@link FollowerWakes}: not while the sender streams whole batches).
      */
-    void unhold()
+    void unhold(final boolean wakeFollower)
     {
         lock.releaseHold();
-        followers.wakeOne();
+        if (wakeFollower)
+        {
+            followers.wakeOne();
+        }
     }
 
     /**

@@ -57,6 +57,8 @@ final class RdsSocketImpl extends SocketBase
     private final AtomicInteger outboundSlots = new AtomicInteger();
     /** The connection this socket's blocking sends last appended to ({@link #append}); theirs only. */
     private Connection appendedTo;
+    /** Whether this socket's appends wake a thread waiting to lead; its senders', under the hold. */
+    private final FollowerWakes followerWakes = new FollowerWakes();
     /** The last destination address whose connection's transport was found to take no appended frames. */
     private InetAddress appendsNever;
     private final RdsClaim.Owner claimOwner = new ClaimOwner();
@@ -237,6 +239,7 @@ final class RdsSocketImpl extends SocketBase
             return NOT_APPENDED;
         }
         boolean unflushed = false;
+        boolean wakeFollower = true;
         try
         {
             final Connection connection = agentState().connectionTo(destination.getAddress(), this, stack.agent());
@@ -276,8 +279,13 @@ final class RdsSocketImpl extends SocketBase
             counters.sendQueued.incrementOrdered();
             counters.sendAppended.incrementOrdered();
             src.position(src.limit());
+            wakeFollower = followerWakes.appended(first);
             if (queued == 0 || connection.appendedBytes() >= AgentCalls.SENDER_STREAM_BYTES)
             {
+                if (queued != 0)
+                {
+                    followerWakes.filled();
+                }
                 connection.flushAppended();
                 calls.cycleHeld(); // the acks that came meanwhile, as a sender's own duty cycle takes them
             }
@@ -290,7 +298,7 @@ final class RdsSocketImpl extends SocketBase
         }
         finally
         {
-            calls.unhold();
+            calls.unhold(wakeFollower);
             if (unflushed)
             {
                 // a batch begins: if this sender stops before it is full, the agent sends it once no more come
@@ -312,7 +320,7 @@ final class RdsSocketImpl extends SocketBase
             }
             finally
             {
-                calls.unhold();
+                calls.unhold(true);
             }
         }
     }

@@ -73,7 +73,7 @@ class InvokerIdleTest
         final CompletableFuture<Integer> follower = CompletableFuture.supplyAsync(() -> invoker.await(0, 0));
         assertEquals(0, follower.get(10, TimeUnit.SECONDS));
         assertEquals(0, cycles, "no cycle ran while the sender held the lock");
-        invoker.unhold();
+        invoker.unhold(true);
     }
 
     /**
@@ -152,7 +152,7 @@ class InvokerIdleTest
     {
         if (invoker.tryHold())
         {
-            invoker.unhold();
+            invoker.unhold(true);
             return true;
         }
         return false;
