@@ -266,7 +266,6 @@ final class RdsSocketImpl extends SocketBase
                 return NOT_APPENDED; // the usual way waits for room, or refuses
             }
             final int flags = queued + length >= options.sendBufferBytes() / 2 ? RdsHeader.FLAG_ACK_REQUIRED : 0;
-            final boolean first = connection.appendedBytes() == 0;
             if (!connection.append(this, src, length, sport, destination.getPort(), flags))
             {
                 calls.cycleHeld(); // frames queued before it wait to be sent: they go now if the socket takes them
@@ -276,6 +275,8 @@ final class RdsSocketImpl extends SocketBase
                     return NOT_APPENDED;
                 }
             }
+            // after the append: a full stage, or the cycle before the retry, may have sent the batch it would have joined
+            final boolean first = connection.appendedBytes() == RdsHeader.LENGTH + length;
             counters.sendQueued.incrementOrdered();
             counters.sendAppended.incrementOrdered();
             src.position(src.limit());
