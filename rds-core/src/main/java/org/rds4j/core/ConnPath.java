@@ -310,7 +310,7 @@ final class ConnPath implements ConnectionPath
 
     /**
      * The latest time the next duty cycle must run for this path if nothing wakes the agent: the heartbeat's next
-     * probe or timeout when it is up with nothing to send, unacked or to ack; the reconnect time when it is down
+     * probe or timeout when it is up with nothing to send or to ack; the reconnect time when it is down
      * and will reconnect; {@code nowNs} (keep polling) in every other state.
      *
      * @param nowNs the time.
@@ -322,7 +322,9 @@ final class ConnPath implements ConnectionPath
         if (current == ConnectionState.UP)
         {
             final boolean ackOwed = handshake.kind() != PeerKind.KERNEL_TRANSPORT_ACKED && acks.isAckOwed();
-            return sender.queuedMessages() > 0 || ackOwed || hasOutput(nowNs) ? nowNs : liveness.deadlineNs();
+            // messages sent and unacked need no timer: the peer's acks come as input, and a silent peer is the
+            // heartbeat's to find
+            return ackOwed || hasOutput(nowNs) ? nowNs : liveness.deadlineNs();
         }
         if (current == ConnectionState.DOWN)
         {

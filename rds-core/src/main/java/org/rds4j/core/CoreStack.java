@@ -112,7 +112,7 @@ public final class CoreStack implements RdsStack
         }
         final ErrorHandler errorHandler = throwable -> LOG.error("{}: unexpected error in the agent's duty cycle", config.name(), throwable);
         this.invoker = new Invoker(agent, idle, wakeSignal, errorHandler, config.threading() == Threading.AGENT,
-            agent::stopping, options.agentTurns());
+            agent::stopping, options.agentTurns(), agent::borrowedCycle);
         if (config.threading() == Threading.INVOKER)
         {
             this.agentThread = null;

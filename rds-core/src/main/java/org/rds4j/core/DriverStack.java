@@ -226,7 +226,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 new ParkingBackoffIdleStrategy(ParkingBackoffIdleStrategy.YIELDS, lookPeriodNs, lookPeriodNs, wakeSignal);
             invoker = new Invoker(reading, idle, wakeSignal,
                 ex -> LOG.error("{}: unexpected error reading the driver's frames", config.name(), ex), true, () -> { },
-                readerTurns);
+                readerTurns, null);
             reader = new Thread(invoker::runAgent, "rds4j-driver-client-" + config.name());
             reader.setDaemon(true);
             wakeSignal.agentThread(reader);

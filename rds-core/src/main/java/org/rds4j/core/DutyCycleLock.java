@@ -10,7 +10,13 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  *   FREE --tryAcquire(false)--> CYCLE --release()-----> FREE   (a volatile store: a follower's wake-up is ordered)
  *   FREE --tryAcquire(true)---> HOLD  --releaseHold()--> FREE  (an ordered store: no fence)
+ *   CYCLE --lend()--> IDLE --reclaim()--> CYCLE                (the owner, around its wait in the transport)
+ *   IDLE --tryBorrow()--> BORROWED --giveBack()--> IDLE        (another thread, for one duty cycle)
  * </pre>
+ * While its owner sleeps in the transport's idle wait the lock is lent ({@link #IDLE}): a sending thread may then
+ * run one duty cycle on it ({@link #BORROWED}), as the kernel's {@code rds_sendmsg} transmits in its caller, instead
+ * of waking the sleeper to transmit for it. The owner stays the owner: others see the lock held, as before, and
+ * the sleeper takes it back when its wait ends, after the borrower's cycle if one runs.
  * A hold is given back once per message sent, and a volatile store there (a fence on x86: it waits for the frame's
  * stores to the send ring, lines the receiving CPU has read) cost the appending sender about a sixth of its rate.
  * Without it, a thread that registers as a follower while a hold ends may not be seen by the holder's look for
@@ -24,6 +30,8 @@ final class DutyCycleLock
     static final int FREE = 0;
     static final int CYCLE = 1;
     static final int HOLD = 2;
+    static final int IDLE = 3;
+    static final int BORROWED = 4;
 
     /** The longest park of a follower that found a hold, in case the hold's end missed it. */
     static final long HOLD_FOLLOWER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -94,7 +102,43 @@ final class DutyCycleLock
         }
     }
 
-    /** @return {@link #FREE}, {@link #CYCLE} or {@link #HOLD} (any thread; racy). */
+    /**
+     * The owner, holding the lock once for duty cycles, is about to sleep in the transport's idle wait: lends it.
+     *
+     * @return whether lent ({@link #reclaim()} must follow); not when held more deeply or for a hold.
+     */
+    boolean lend()
+    {
+        if (depth != 1 || owner != Thread.currentThread() || state.get() != CYCLE)
+        {
+            return false;
+        }
+        state.set(IDLE); // volatile: a borrower sees everything the owner wrote before
+        return true;
+    }
+
+    /** The owner, its wait over: takes the lent lock back, waiting for a borrower's cycle to end if one runs. */
+    void reclaim()
+    {
+        while (!state.compareAndSet(IDLE, CYCLE))
+        {
+            Thread.yield(); // a borrower runs one duty cycle: microseconds, unless it lost its core
+        }
+    }
+
+    /** @return whether the calling thread (not the owner) may now run one duty cycle on the lent lock. */
+    boolean tryBorrow()
+    {
+        return state.get() == IDLE && state.compareAndSet(IDLE, BORROWED);
+    }
+
+    /** The borrower's cycle is over: the lock is lent again (a volatile store: the owner sees the cycle's writes). */
+    void giveBack()
+    {
+        state.set(IDLE);
+    }
+
+    /** @return {@link #FREE}, {@link #CYCLE}, {@link #HOLD}, {@link #IDLE} or {@link #BORROWED} (any thread; racy). */
     int state()
     {
         return state.get();

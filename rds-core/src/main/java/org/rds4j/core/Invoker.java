@@ -23,7 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * idles once with the stack's idle strategy while still holding it, as the agent thread would (the default
  * backoff waits in the TCP selector, which only one thread can use at a time, and which application threads
  * handing the stack work wake through the {@link WakeSignal}); only the default's yields go without it, since a
- * yield gives the core away and a sending thread may spin to take the lock meanwhile ({@link #tryHold}). A
+ * yield gives the core away and a sending thread may spin to take the lock meanwhile ({@link #tryHold}). While it
+ * sleeps in the transport's wait it lends the lock ({@link DutyCycleLock#lend()}): a blocking send runs its cycle on
+ * it, without the transports' work, and wakes the sleeper only if that cycle leaves it something ({@link #tryInvoke()}). A
  * waiting thread that finds another leading
  * is a follower: it parks until woken by what it waits for (its socket's waiters, a command's completion),
  * by a leader whose wait has ended ({@link #endCall()}), by the agent thread stepping aside, or by a thread
@@ -54,6 +56,8 @@ final class Invoker
     /** When the agent thread leads, stands by or sleeps: its own. */
     private final AgentTurns turns;
     private final DutyCycleLock lock = new DutyCycleLock();
+    /** Runs a sending thread's duty cycle on the lock a sleeping leader lent; null: the lock is never lent. */
+    private final BorrowedCycle borrowedCycle;
     /** Threads waiting to lead: unparked when a waiting thread's wait ends, and on close. */
     private final Waiters followers = new Waiters();
     /** Written under the lock; read under it too, and racily by {@link #isClosed()}. */
@@ -77,18 +81,39 @@ final class Invoker
     /** A sending thread waits to take the lock for its message ({@link #holdWanted(boolean)}). */
     private volatile boolean holdWanted;
 
+    /** A duty cycle on the lock a thread sleeping in the transport's idle wait has lent ({@link DutyCycleLock#lend()}). */
+    @FunctionalInterface
+    interface BorrowedCycle
+    {
+        /**
+         * Runs a duty cycle that leaves the transports to the sleeper, whose wait may be in one of them.
+         *
+         * @param sleeperWakeAtNs the latest time the sleeper wakes, on the stack's clock.
+         * @return whether the sleeper must be woken: the cycle did what a waiting thread must see (a command's
+         *         completion, a socket's wake-up), or left something due before the sleeper would wake.
+         */
+        boolean run(long sleeperWakeAtNs);
+    }
+
     /**
      * @param agentMode  the stack has an agent thread ({@link #runAgent}), so followers need not come back to
      *                   lead on their own: they park until woken.
      * @param agentStops run on the agent thread as it stops running duty cycles other than by idling (which its
      *                   idle strategy reports): it stands aside, or parks while another thread leads.
      * @param turns      the agent thread's policy ({@link #runAgent}).
+     * @param borrowedCycle what a sending thread runs on the lock the leader lends while it sleeps in the
+     *                   transport's idle wait ({@link #tryInvoke()}); null for a lock never lent.
      */
     Invoker(
         final Agent agent, final IdleStrategy idle, final WakeSignal signal, final ErrorHandler errorHandler,
-        final boolean agentMode, final Runnable agentStops, final AgentTurns turns)
+        final boolean agentMode, final Runnable agentStops, final AgentTurns turns, final BorrowedCycle borrowedCycle)
     {
         this.turns = turns;
+        this.borrowedCycle = borrowedCycle;
+        if (borrowedCycle != null)
+        {
+            signal.lendDuringWaits(lock);
+        }
         this.agentMode = agentMode;
         this.agentStops = agentStops;
         this.agent = agent;
@@ -200,7 +225,8 @@ final class Invoker
 
     /**
      * A blocking send has queued its message: runs one duty cycle on the calling thread if no other thread is
-     * running one (as the kernel's {@code rds_sendmsg} transmits in the caller), so the message is written now.
+     * running one (as the kernel's {@code rds_sendmsg} transmits in the caller), so the message is written now; also
+     * while the leader sleeps in the transport's idle wait, on the lock it lent, without waking it.
      *
      * @return true if a duty cycle ran; false if another thread holds it (and will need waking).
      */
@@ -208,7 +234,7 @@ final class Invoker
     {
         if (!lock.tryAcquire(false))
         {
-            return false;
+            return borrowedCycle != null && tryBorrowedCycle();
         }
         try
         {
@@ -225,6 +251,37 @@ final class Invoker
             // a waiting thread that found this cycle running parked as a follower until woken: it leads now
             followers.wakeOne();
         }
+    }
+
+    /**
+     * Runs a duty cycle on the lock a leader sleeping in the transport's idle wait has lent, and wakes the sleeper
+     * only if the cycle says it must: a blocking request sent while another thread waits in {@code receive} leaves
+     * without a wake-up of that thread, which its reply then wakes, as with blocking NIO.
+     */
+    private boolean tryBorrowedCycle()
+    {
+        if (!lock.tryBorrow())
+        {
+            return false;
+        }
+        boolean wakeSleeper = true;
+        try
+        {
+            wakeSleeper = borrowedCycle.run(signal.sleeperWakeAtNs());
+        }
+        catch (final Throwable ex)
+        {
+            errorHandler.onError(ex);
+        }
+        finally
+        {
+            lock.giveBack();
+            if (wakeSleeper)
+            {
+                signal.wake();
+            }
+        }
+        return true;
     }
 
     /**
@@ -396,8 +453,9 @@ final class Invoker
                     // a hold's end does not wait for its look for followers to see this one: come back by itself
                     LockSupport.parkNanos(this, Math.min(parkNs, DutyCycleLock.HOLD_FOLLOWER_PARK_NS));
                 }
-                else if (state == DutyCycleLock.CYCLE)
+                else if (state != DutyCycleLock.FREE)
                 {
+                    // a leader: running cycles, or asleep with the lock lent
                     if (parkNs == Long.MAX_VALUE)
                     {
                         LockSupport.park(this);

@@ -48,9 +48,14 @@ final class SocketWakeups
         }
     }
 
-    /** At the end of the duty cycle: wakes what was scheduled, and forgets it. */
-    void wakeAll()
+    /**
+     * At the end of the duty cycle: wakes what was scheduled, and forgets it.
+     *
+     * @return whether any socket's waiters were woken.
+     */
+    boolean wakeAll()
     {
+        final boolean any = !sockets.isEmpty();
         for (int i = 0, n = sockets.size(); i < n; i++)
         {
             final RdsSocketImpl socket = sockets.get(i);
@@ -67,5 +72,6 @@ final class SocketWakeups
             }
         }
         sockets.clear();
+        return any;
     }
 }

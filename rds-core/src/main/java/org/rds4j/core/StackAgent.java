@@ -63,6 +63,8 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     private long nowNs;
     /** Duty cycles begun. */
     private long cycle;
+    /** The last duty cycle woke a socket's waiting threads. */
+    private boolean wokeSockets;
     /** The info file snapshots go to (null: none), and when the next is due. */
     private StackInfoFile infoFile;
     private long nextInfoSnapshotNs;
@@ -174,6 +176,39 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             // before the sockets' queues: a send it runs leaves in this cycle
             work += extension.doWork();
         }
+        work += serveSocketsAndConnections();
+        final int transportCount = transports.size();
+        final int firstTransport = transportRotation.first(transportCount);
+        for (int turn = 0; turn < transportCount; turn++)
+        {
+            work += transports.get(Rotation.index(firstTransport, turn, transportCount)).doWork(nowNs);
+        }
+        work += endCycle();
+        return work;
+    }
+
+    /**
+     * A sending thread's duty cycle on the lock lent by a thread asleep in a transport's idle wait ({@link
+     * Invoker#tryInvoke()}): the cycle without the transports' work (reads, selects), which stays with the sleeper.
+     *
+     * @param sleeperWakeAtNs the latest time the sleeper wakes, on the stack's clock.
+     * @return whether the sleeper must be woken: a command ran (its caller may be the sleeper), a socket's waiters
+     *         were woken (the sleeper may be one, and its wait does not see an unpark), or something is due before
+     *         the sleeper would wake (an ack owed, output left, a transport's task).
+     */
+    boolean borrowedCycle(final long sleeperWakeAtNs)
+    {
+        nowNs = clock.nanoTime();
+        cycle++;
+        final int commandsRun = commands.drain(executeCommand, 64);
+        serveSocketsAndConnections();
+        endCycle();
+        return commandsRun > 0 || wokeSockets || idleDeadlineNs(nowNs) - sleeperWakeAtNs < 0;
+    }
+
+    private int serveSocketsAndConnections()
+    {
+        int work = 0;
         // each list from a start that moves on every cycle, so that no socket or peer is always served last
         final int socketCount = sockets.size();
         final int firstSocket = socketRotation.first(socketCount);
@@ -195,17 +230,17 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         {
             work += connections.get(i).doWork(nowNs); // created during this loop (a loopback's reverse): served too
         }
-        final int transportCount = transports.size();
-        final int firstTransport = transportRotation.first(transportCount);
-        for (int turn = 0; turn < transportCount; turn++)
-        {
-            work += transports.get(Rotation.index(firstTransport, turn, transportCount)).doWork(nowNs);
-        }
+        return work;
+    }
+
+    private int endCycle()
+    {
+        int work = 0;
         if (congestion.hasCongestedSockets())
         {
             work += congestion.releaseDrainedPorts();
         }
-        wakeups.wakeAll();
+        wokeSockets = wakeups.wakeAll();
         if (infoFile != null && nowNs - nextInfoSnapshotNs >= 0)
         {
             nextInfoSnapshotNs = nowNs + StackInfoFile.SNAPSHOT_INTERVAL_NS;

@@ -25,6 +25,13 @@ final class WakeSignal
     private volatile Thread agent;
     private volatile IdleWaiter waiter;
     private IdleBounds bounds;
+    /** The duty cycle's lock, lent for the length of each wait to a sending thread's cycle; null: never lent. */
+    private DutyCycleLock lock;
+    /**
+     * When the thread waiting with the lock lent wakes at the latest, on the stack's clock; written before the lend
+     * and read by the borrower, whose cycle must wake it sooner if something is due before then.
+     */
+    private long sleeperWakeAtNs;
     /**
      * INVOKER mode: the deadline of the blocking call whose thread is idling, on {@link System#nanoTime()} (the
      * application's clock, not the stack's); written and read by that thread.
@@ -54,6 +61,18 @@ final class WakeSignal
         this.bounds = bounds;
     }
 
+    /** Before the agent starts: lets each wait lend {@code dutyCycle} ({@link DutyCycleLock#lend()}). */
+    void lendDuringWaits(final DutyCycleLock dutyCycle)
+    {
+        this.lock = dutyCycle;
+    }
+
+    /** A borrower of the lent lock: the latest time the sleeping thread wakes, on the stack's clock. */
+    long sleeperWakeAtNs()
+    {
+        return sleeperWakeAtNs;
+    }
+
     /**
      * INVOKER mode, the thread holding the duty cycle, before it idles in a blocking call: a park must not pass
      * the call's own deadline (by more than {@link #SHORTEST_BOUNDED_PARK_NS}).
@@ -69,7 +88,8 @@ final class WakeSignal
     /**
      * Agent: parks for up to {@code timeoutNs}, or until woken or (with a waiter) until I/O is ready. Does not
      * park if work was handed over while the agent was deciding to; parks no longer than the next deadline,
-     * but not less than {@link #SHORTEST_BOUNDED_PARK_NS} for one.
+     * but not less than {@link #SHORTEST_BOUNDED_PARK_NS} for one. Lends the duty cycle's lock meanwhile, if told to
+     * ({@link #lendDuringWaits}), and takes it back before it returns.
      */
     void park(final long timeoutNs)
     {
@@ -95,6 +115,14 @@ final class WakeSignal
                 parkNs = Math.min(parkNs, Math.max(untilNs, SHORTEST_BOUNDED_PARK_NS));
             }
         }
+        final DutyCycleLock lending = lock;
+        boolean lent = false;
+        if (lending != null)
+        {
+            // a wait is at least a millisecond (a selector's granularity)
+            sleeperWakeAtNs = clock.nanoTime() + Math.max(parkNs, SHORTEST_BOUNDED_PARK_NS);
+            lent = lending.lend();
+        }
         final IdleWaiter waiting = waiter;
         if (waiting != null)
         {
@@ -103,6 +131,10 @@ final class WakeSignal
         else
         {
             LockSupport.parkNanos(parkNs);
+        }
+        if (lent)
+        {
+            lending.reclaim();
         }
         awake();
     }

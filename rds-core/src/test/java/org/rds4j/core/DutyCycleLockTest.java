@@ -11,7 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The duty cycle's lock: its three states, taking it again on the owning thread, and a close's wait for it. */
+/**
+ * The duty cycle's lock: its states, taking it again on the owning thread, a close's wait for it, and lending it while
+ * its owner sleeps.
+ */
 class DutyCycleLockTest
 {
     private final DutyCycleLock lock = new DutyCycleLock();
@@ -69,6 +72,60 @@ class DutyCycleLockTest
         assertFalse(closing.isAlive());
         assertEquals(DutyCycleLock.CYCLE, stateSeen[0]);
         assertEquals(DutyCycleLock.FREE, lock.state());
+    }
+
+    @Test
+    void aLentLockIsBorrowedForOneCycleAndTakenBackAfterIt() throws Exception
+    {
+        assertTrue(lock.tryAcquire(false));
+        assertTrue(lock.lend());
+        assertEquals(DutyCycleLock.IDLE, lock.state());
+        assertFalse(otherThreadTakes(false), "lent is not free: only a borrower runs a cycle on it");
+        assertFalse(otherThreadTakes(true));
+
+        final CompletableFuture<Void> borrowerMayEnd = new CompletableFuture<>();
+        final CompletableFuture<Boolean> secondBorrow = new CompletableFuture<>();
+        final CompletableFuture<Boolean> borrowed = CompletableFuture.supplyAsync(() ->
+        {
+            if (!lock.tryBorrow())
+            {
+                return false;
+            }
+            secondBorrow.complete(CompletableFuture.supplyAsync(lock::tryBorrow).join());
+            borrowerMayEnd.join();
+            lock.giveBack();
+            return true;
+        });
+        assertFalse(secondBorrow.get(10, TimeUnit.SECONDS), "one borrower at a time");
+        assertEquals(DutyCycleLock.BORROWED, lock.state());
+        // the owner's wait has ended (here on another thread: reclaim looks only at the state)
+        final CompletableFuture<Void> reclaimed = CompletableFuture.runAsync(lock::reclaim);
+        Await.until(Duration.ofSeconds(10), () -> !reclaimed.isDone() && lock.state() == DutyCycleLock.BORROWED,
+            () -> "the borrower still runs its cycle");
+        borrowerMayEnd.complete(null);
+        assertTrue(borrowed.get(10, TimeUnit.SECONDS));
+        reclaimed.get(10, TimeUnit.SECONDS);
+        assertEquals(DutyCycleLock.CYCLE, lock.state());
+        assertEquals(1, lock.holdCount(), "the owner stayed the owner");
+        lock.release();
+        assertEquals(DutyCycleLock.FREE, lock.state());
+    }
+
+    @Test
+    void onlyTheOwnerHoldingItOnceForCyclesLendsIt() throws Exception
+    {
+        assertFalse(lock.lend(), "not held");
+        assertTrue(lock.tryAcquire(true));
+        assertFalse(lock.lend(), "a sender's hold is not lent");
+        lock.releaseHold();
+        assertTrue(lock.tryAcquire(false));
+        assertTrue(lock.tryAcquire(false));
+        assertFalse(lock.lend(), "held more deeply: the owner is inside a cycle");
+        lock.release();
+        assertFalse(CompletableFuture.supplyAsync(lock::lend).get(10, TimeUnit.SECONDS), "not by another thread");
+        assertFalse(CompletableFuture.supplyAsync(lock::tryBorrow).get(10, TimeUnit.SECONDS), "not lent: no borrower");
+        assertEquals(DutyCycleLock.CYCLE, lock.state());
+        lock.release();
     }
 
     private boolean otherThreadTakes(final boolean hold) throws Exception

@@ -4,11 +4,16 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.spi.IdleWaiter;
+import org.rds4j.core.test.Await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * yield (a sending thread that wants it would spin while the yielding thread is off its core), the lock through a
  * park (the park waits in the transport's selector, which one thread uses at a time). The leader is the test's
  * thread, waiting in {@link Invoker#await}; the yields and parks record whether another caller could take the
- * lock at that moment ({@link Invoker#tryHold} from the same thread fails only while it holds it).
+ * lock at that moment ({@link Invoker#tryHold} from the same thread fails only while it holds it). During a park the
+ * lock is lent: a sending thread may run one cycle on it without waking the sleeper.
  */
 class InvokerIdleTest
 {
@@ -49,7 +55,7 @@ class InvokerIdleTest
         final ParkingBackoffIdleStrategy backoff =
             new ParkingBackoffIdleStrategy(3, 1_000, 1_000, signal, () -> lockFreeAtYields.add(lockFree()));
         invoker = new Invoker(new IdleAgent(), backoff, signal, Throwable::printStackTrace, false, () -> { },
-            new AgentTurns());
+            new AgentTurns(), null);
 
         for (int i = 0; i < 5; i++)
         {
@@ -66,7 +72,7 @@ class InvokerIdleTest
     {
         final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
         invoker = new Invoker(new IdleAgent(), new ParkingBackoffIdleStrategy(3, 1_000, 1_000, signal), signal,
-            Throwable::printStackTrace, true, () -> { }, new AgentTurns());
+            Throwable::printStackTrace, true, () -> { }, new AgentTurns(), null);
         assertTrue(invoker.tryHold());
         // the hold's end does not wake followers reliably (no fence), so a follower that found it must not park
         // until woken: its await returns by itself while the hold lasts
@@ -123,7 +129,7 @@ class InvokerIdleTest
                 return "sometimes-busy";
             }
         }, new ParkingBackoffIdleStrategy(2, 1, 1, signal), signal, Throwable::printStackTrace, false, () -> { },
-            new AgentTurns());
+            new AgentTurns(), null);
         final long endNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
         final Runnable lead = () ->
         {
@@ -146,6 +152,71 @@ class InvokerIdleTest
 
         assertTrue(parks.get() > 0, "no park in " + work.get() + " cycles");
         assertEquals(0, parksWithoutLock.get(), parksWithoutLock + " of " + parks + " parks without the lock");
+    }
+
+    /**
+     * A leader asleep in the transport's idle wait lends the lock: a sending thread's {@link Invoker#tryInvoke} runs
+     * its cycle on it instead of waking the sleeper to run one (which cost a thread waiting in {@code receive} a
+     * wake-up per request sent beside it), and wakes the sleeper only when that cycle says it must.
+     */
+    @Test
+    void aSenderRunsItsCycleOnTheLockALeaderAsleepLentAndWakesItOnlyWhenTold() throws Exception
+    {
+        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
+        final AtomicBoolean inWait = new AtomicBoolean();
+        final AtomicInteger wakes = new AtomicInteger();
+        final Semaphore woken = new Semaphore(0);
+        signal.idleWaiter(new IdleWaiter()
+        {
+            @Override
+            public void await(final long timeoutNs)
+            {
+                inWait.set(true);
+                try
+                {
+                    woken.tryAcquire(timeoutNs, TimeUnit.NANOSECONDS);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                inWait.set(false);
+            }
+
+            @Override
+            public void wake()
+            {
+                wakes.incrementAndGet();
+                woken.release();
+            }
+        });
+        final List<Thread> borrowers = new CopyOnWriteArrayList<>();
+        final AtomicBoolean mustWake = new AtomicBoolean();
+        final long parkNs = TimeUnit.SECONDS.toNanos(60); // only a wake ends the leader's wait
+        invoker = new Invoker(new IdleAgent(), new ParkingBackoffIdleStrategy(0, parkNs, parkNs, signal), signal,
+            Throwable::printStackTrace, false, () -> { }, new AgentTurns(), sleeperWakeAtNs ->
+            {
+                borrowers.add(Thread.currentThread());
+                return mustWake.get();
+            });
+        final CompletableFuture<Integer> leader = CompletableFuture.supplyAsync(() -> invoker.await(0, 0));
+        Await.until(Duration.ofSeconds(10), inWait::get, () -> "the leader waits in the transport");
+
+        assertTrue(invoker.tryInvoke(), "a cycle ran on the lent lock");
+        assertEquals(List.of(Thread.currentThread()), borrowers);
+        assertEquals(0, wakes.get(), "the sleeper was left asleep");
+        assertEquals(1, cycles, "the leader's own cycle only");
+        assertTrue(inWait.get() && !leader.isDone());
+
+        mustWake.set(true);
+        assertTrue(invoker.tryInvoke());
+        assertEquals(2, borrowers.size());
+        assertEquals(0, leader.get(10, TimeUnit.SECONDS), "woken, the leader took its lock back and returned");
+        assertEquals(1, wakes.get());
+
+        assertTrue(invoker.tryInvoke(), "nobody leads now: a cycle of its own, not a borrowed one");
+        assertEquals(2, borrowers.size());
+        assertEquals(2, cycles);
     }
 
     private boolean lockFree()

@@ -13,7 +13,10 @@ import org.rds4j.core.test.ThreadWakeUps;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -49,6 +52,15 @@ class BlockingRoundTripTest
      * once a millisecond when it finds the lock held for a sender ({@code DutyCycleLock.HOLD_FOLLOWER_PARK_NS}).
      */
     private static final double MAX_WAITER_WAKE_UPS_PER_MS = 1.5;
+    /** Requests sent apart, each after the reply before, while another thread waits in receive for the replies. */
+    private static final int PACED_REQUESTS = 2_000;
+    /** The pause between them: long enough for the waiting thread to end its yields and sleep in the selector. */
+    private static final long REQUEST_GAP_NS = TimeUnit.MICROSECONDS.toNanos(500);
+    /**
+     * The most that thread may wake per round trip: once for the reply (it woke twice when each request was handed to
+     * it to be written).
+     */
+    private static final double MAX_DISPATCHER_WAKE_UPS_PER_ROUND_TRIP = 1.5;
 
     private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
 
@@ -191,6 +203,95 @@ class BlockingRoundTripTest
         System.out.println(figures);
         assertTrue(appended > sent * 0.99, "the sender appended its messages: " + figures);
         assertTrue(wakeUps / tookMs / 2 < MAX_WAITER_WAKE_UPS_PER_MS, figures);
+    }
+
+    /**
+     * Requests sent 0.5 ms apart by one thread while another waits in {@code receive} for the replies on the same socket
+     * (a service's dispatcher and its callers): between replies the waiting thread, which leads, sleeps in the
+     * selector. Each request is written by its sender on the lock the sleeper lends (a caller's duty cycle), and the
+     * sleeper wakes once per round trip, for the reply. Before, the sleeper held the lock through its sleep, so a
+     * request was handed to it and woke it to be written: two wake-ups per round trip, as many as blocking NIO's two
+     * threads make for a whole round trip.
+     */
+    @Test
+    void aRequestSentBesideAThreadAsleepInReceiveIsWrittenByItsSender() throws Exception
+    {
+        final RdsStack client = stacks.open("rtg");
+        final RdsStack server = stacks.open("rth");
+        final RdsSocket c = client.openSocket().bind(new InetSocketAddress("127.0.48.7", 4000));
+        final RdsSocket s = server.openSocket().bind(new InetSocketAddress("127.0.48.8", 4000));
+        final Thread echo = echo(s, "rt-echo");
+        final Semaphore replies = new Semaphore(0);
+        final Thread dispatcher = new Thread(() ->
+        {
+            final ByteBuffer in = ByteBuffer.allocate(64);
+            try
+            {
+                while (true)
+                {
+                    c.receive(in.clear());
+                    replies.release();
+                }
+            }
+            catch (final Exception ignored)
+            {
+                // closed at the end of the test
+            }
+        }, "rt-dispatcher");
+        dispatcher.start();
+        final ByteBuffer request = ByteBuffer.allocateDirect(64);
+        requestsApart(c, s.localAddress(), request, replies, WARM_UP);
+        final ThreadWakeUps wakeUps = ThreadWakeUps.of("rt-dispatcher");
+        final long wakeUpsBefore = wakeUps.count();
+        final long callerCyclesBefore = client.counters().get("send_caller_cycles");
+        requestsApart(c, s.localAddress(), request, replies, PACED_REQUESTS);
+        final long woke = wakeUps.count() - wakeUpsBefore;
+        final long callerCycles = client.counters().get("send_caller_cycles") - callerCyclesBefore;
+        c.close();
+        s.close();
+        dispatcher.join(10_000);
+        echo.join(10_000);
+        final String figures = String.format("%d requests 0.5 ms apart: %d written in a caller's cycle; the thread " +
+            "waiting for the replies woke %d times (%.2f per round trip)", PACED_REQUESTS, callerCycles, woke,
+            (double)woke / PACED_REQUESTS);
+        System.out.println(figures);
+        assertTrue(callerCycles >= PACED_REQUESTS * 0.95, figures);
+        assertTrue(woke < PACED_REQUESTS * MAX_DISPATCHER_WAKE_UPS_PER_ROUND_TRIP, figures);
+    }
+
+    /** Sends {@code count} requests, each once the reply before has come and 0.5 ms have passed. */
+    private static void requestsApart(final RdsSocket c, final InetSocketAddress to, final ByteBuffer request,
+        final Semaphore replies, final int count) throws Exception
+    {
+        for (int i = 0; i < count; i++)
+        {
+            assertEquals(64, c.send(request.clear(), to));
+            assertTrue(replies.tryAcquire(10, TimeUnit.SECONDS), "the reply to request " + i);
+            LockSupport.parkNanos(REQUEST_GAP_NS);
+        }
+    }
+
+    /** Starts a thread that sends back what arrives at {@code s} until it closes. */
+    private static Thread echo(final RdsSocket s, final String name)
+    {
+        final Thread echo = new Thread(() ->
+        {
+            final ByteBuffer in = ByteBuffer.allocateDirect(64);
+            try
+            {
+                while (true)
+                {
+                    final InetSocketAddress from = s.receive(in.clear());
+                    s.send(in.flip(), from);
+                }
+            }
+            catch (final Exception ignored)
+            {
+                // closed at the end of the test
+            }
+        }, name);
+        echo.start();
+        return echo;
     }
 
     /** Starts a thread that waits in {@code receive} on {@code socket} until it closes: nothing comes for it. */
