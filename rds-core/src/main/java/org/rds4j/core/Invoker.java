@@ -81,6 +81,12 @@ final class Invoker
     /** A sending thread waits to take the lock for its message ({@link #holdWanted(boolean)}). */
     private volatile boolean holdWanted;
 
+    // The thread holding the lock for a message (tryHold to unhold) writes and reads.
+    /** The hold is on the lock a sleeping leader lent ({@link DutyCycleLock#tryBorrow()}), not a lock taken. */
+    private boolean holdBorrowed;
+    /** A borrowed hold's cycles left the sleeper something to do: it is woken as the hold ends. */
+    private boolean wakeSleeper;
+
     /** A duty cycle on the lock a thread sleeping in the transport's idle wait has lent ({@link DutyCycleLock#lend()}). */
     @FunctionalInterface
     interface BorrowedCycle
@@ -171,7 +177,18 @@ final class Invoker
     {
         if (!lock.tryAcquire(true))
         {
-            return false;
+            // a leader asleep in the transport's wait lent the lock: the sender appends on it, as it runs its cycle
+            if (borrowedCycle == null || !lock.tryBorrow())
+            {
+                return false;
+            }
+            if (closed)
+            {
+                lock.giveBack();
+                return false;
+            }
+            holdBorrowed = true;
+            return true;
         }
         if (closed || lock.holdCount() > 1)
         {
@@ -201,10 +218,26 @@ final class Invoker
         }
     }
 
-    /** Runs one duty cycle under the lock {@link #tryHold} took. */
+    /**
+     * Runs one duty cycle under the lock {@link #tryHold} took; on a borrowed lock the borrowed cycle, which leaves the
+     * transports to the sleeper.
+     */
     void cycleHeld()
     {
-        doWork();
+        if (!holdBorrowed)
+        {
+            doWork();
+            return;
+        }
+        try
+        {
+            wakeSleeper |= borrowedCycle.run(signal.sleeperWakeAtNs());
+        }
+        catch (final Throwable ex)
+        {
+            errorHandler.onError(ex);
+            wakeSleeper = true;
+        }
     }
 
     /**
@@ -216,6 +249,18 @@ final class Invoker
      */
     void unhold(final boolean wakeFollower)
     {
+        if (holdBorrowed)
+        {
+            final boolean wake = wakeSleeper;
+            holdBorrowed = false;
+            wakeSleeper = false;
+            lock.giveBack();
+            if (wake)
+            {
+                signal.wake();
+            }
+            return;
+        }
         lock.releaseHold();
         if (wakeFollower)
         {

@@ -308,7 +308,11 @@ final class RdsSocketImpl extends SocketBase
         }
     }
 
-    /** Before a blocking send waits for room: what it appended goes out, or it would wait for acks of frames unsent. */
+    /**
+     * Before a blocking send waits for room: what it appended goes out, or it would wait for acks of frames unsent. A
+     * cycle follows, as after every batch: on a lock a sleeping leader lent, it is what tells the sleeper that a write
+     * the socket could not take whole waits for room, which only the transport's wait sees.
+     */
     private void flushAppended()
     {
         final Connection connection = appendedTo;
@@ -318,6 +322,7 @@ final class RdsSocketImpl extends SocketBase
             try
             {
                 connection.flushAppended();
+                calls.cycleHeld();
             }
             finally
             {

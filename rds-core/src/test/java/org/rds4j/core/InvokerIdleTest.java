@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -217,6 +218,83 @@ class InvokerIdleTest
         assertTrue(invoker.tryInvoke(), "nobody leads now: a cycle of its own, not a borrowed one");
         assertEquals(2, borrowers.size());
         assertEquals(2, cycles);
+    }
+
+    /**
+     * A sender that appends its message holds the lock a sleeping leader lent, as its cycle runs on it: otherwise it
+     * spun for the lock up to 100 us and sent the usual way, once per message of a stream that began while the thread
+     * waiting in {@code receive} slept. The hold's cycle is the borrowed one (the transports stay the sleeper's), and
+     * the sleeper is woken as the hold ends only if that cycle says it must.
+     */
+    @Test
+    void aSendersHoldTakesTheLockALeaderAsleepLentAndRunsTheBorrowedCycle() throws Exception
+    {
+        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
+        final AtomicBoolean inWait = new AtomicBoolean();
+        final AtomicInteger wakes = new AtomicInteger();
+        final Semaphore woken = new Semaphore(0);
+        signal.idleWaiter(new IdleWaiter()
+        {
+            @Override
+            public void await(final long timeoutNs)
+            {
+                inWait.set(true);
+                try
+                {
+                    woken.tryAcquire(timeoutNs, TimeUnit.NANOSECONDS);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                inWait.set(false);
+            }
+
+            @Override
+            public void wake()
+            {
+                wakes.incrementAndGet();
+                woken.release();
+            }
+        });
+        final AtomicInteger borrowedCycles = new AtomicInteger();
+        final AtomicBoolean mustWake = new AtomicBoolean();
+        final long parkNs = TimeUnit.SECONDS.toNanos(60); // only a wake ends the leader's wait
+        invoker = new Invoker(new IdleAgent(), new ParkingBackoffIdleStrategy(0, parkNs, parkNs, signal), signal,
+            Throwable::printStackTrace, true, () -> { }, new AgentTurns(), sleeperWakeAtNs ->
+            {
+                borrowedCycles.incrementAndGet();
+                return mustWake.get();
+            });
+        final CompletableFuture<Integer> leader = CompletableFuture.supplyAsync(() -> invoker.await(0, 0));
+        Await.until(Duration.ofSeconds(10), inWait::get, () -> "the leader waits in the transport");
+
+        assertTrue(invoker.tryHold(), "the lent lock is held for the message");
+        assertFalse(invoker.tryInvoke(), "held: no other cycle runs meanwhile");
+        invoker.cycleHeld();
+        invoker.unhold(true);
+        assertEquals(1, borrowedCycles.get(), "the hold's cycle was the borrowed one");
+        assertEquals(1, cycles, "the leader's own cycle only: doWork did not run under the borrowed hold");
+        assertEquals(0, wakes.get(), "the sleeper was left asleep");
+        assertTrue(inWait.get() && !leader.isDone());
+
+        assertTrue(invoker.tryHold(), "lent again once the hold ended");
+        invoker.unhold(true);
+        assertEquals(0, wakes.get(), "a hold without a cycle leaves the sleeper asleep");
+
+        mustWake.set(true);
+        assertTrue(invoker.tryHold());
+        invoker.cycleHeld();
+        assertEquals(0, wakes.get(), "not woken during the hold");
+        invoker.unhold(true);
+        assertEquals(0, leader.get(10, TimeUnit.SECONDS), "woken as the hold ended, the leader took its lock back");
+        assertEquals(1, wakes.get());
+
+        assertTrue(invoker.tryHold(), "nobody leads now: the lock itself is taken");
+        invoker.cycleHeld();
+        invoker.unhold(true);
+        assertEquals(2, borrowedCycles.get());
+        assertEquals(2, cycles, "a cycle of its own under a hold taken, not a borrowed one");
     }
 
     private boolean lockFree()
