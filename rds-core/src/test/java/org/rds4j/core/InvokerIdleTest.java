@@ -163,34 +163,10 @@ class InvokerIdleTest
     @Test
     void aSenderRunsItsCycleOnTheLockALeaderAsleepLentAndWakesItOnlyWhenTold() throws Exception
     {
-        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
-        final AtomicBoolean inWait = new AtomicBoolean();
-        final AtomicInteger wakes = new AtomicInteger();
-        final Semaphore woken = new Semaphore(0);
-        signal.idleWaiter(new IdleWaiter()
-        {
-            @Override
-            public void await(final long timeoutNs)
-            {
-                inWait.set(true);
-                try
-                {
-                    woken.tryAcquire(timeoutNs, TimeUnit.NANOSECONDS);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                }
-                inWait.set(false);
-            }
-
-            @Override
-            public void wake()
-            {
-                wakes.incrementAndGet();
-                woken.release();
-            }
-        });
+        final SleepingWait sleeper = new SleepingWait();
+        final WakeSignal signal = sleeper.signal;
+        final AtomicBoolean inWait = sleeper.inWait;
+        final AtomicInteger wakes = sleeper.wakes;
         final List<Thread> borrowers = new CopyOnWriteArrayList<>();
         final AtomicBoolean mustWake = new AtomicBoolean();
         final long parkNs = TimeUnit.SECONDS.toNanos(60); // only a wake ends the leader's wait
@@ -229,34 +205,10 @@ class InvokerIdleTest
     @Test
     void aSendersHoldTakesTheLockALeaderAsleepLentAndRunsTheBorrowedCycle() throws Exception
     {
-        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
-        final AtomicBoolean inWait = new AtomicBoolean();
-        final AtomicInteger wakes = new AtomicInteger();
-        final Semaphore woken = new Semaphore(0);
-        signal.idleWaiter(new IdleWaiter()
-        {
-            @Override
-            public void await(final long timeoutNs)
-            {
-                inWait.set(true);
-                try
-                {
-                    woken.tryAcquire(timeoutNs, TimeUnit.NANOSECONDS);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                }
-                inWait.set(false);
-            }
-
-            @Override
-            public void wake()
-            {
-                wakes.incrementAndGet();
-                woken.release();
-            }
-        });
+        final SleepingWait sleeper = new SleepingWait();
+        final WakeSignal signal = sleeper.signal;
+        final AtomicBoolean inWait = sleeper.inWait;
+        final AtomicInteger wakes = sleeper.wakes;
         final AtomicInteger borrowedCycles = new AtomicInteger();
         final AtomicBoolean mustWake = new AtomicBoolean();
         final long parkNs = TimeUnit.SECONDS.toNanos(60); // only a wake ends the leader's wait
@@ -305,6 +257,42 @@ class InvokerIdleTest
             return true;
         }
         return false;
+    }
+
+    /** A transport's idle wait that only a wake ends (or its timeout): tells whether a thread is in it, and the wakes. */
+    private static final class SleepingWait implements IdleWaiter
+    {
+        final WakeSignal signal = new WakeSignal(SystemNanoClock.INSTANCE);
+        final AtomicBoolean inWait = new AtomicBoolean();
+        final AtomicInteger wakes = new AtomicInteger();
+        private final Semaphore woken = new Semaphore(0);
+
+        SleepingWait()
+        {
+            signal.idleWaiter(this);
+        }
+
+        @Override
+        public void await(final long timeoutNs)
+        {
+            inWait.set(true);
+            try
+            {
+                woken.tryAcquire(timeoutNs, TimeUnit.NANOSECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            inWait.set(false);
+        }
+
+        @Override
+        public void wake()
+        {
+            wakes.incrementAndGet();
+            woken.release();
+        }
     }
 
     private final class IdleAgent implements Agent
