@@ -175,31 +175,39 @@ final class Invoker
      */
     boolean tryHold()
     {
-        if (!lock.tryAcquire(true))
+        if (lock.tryAcquire(true))
         {
-            // a leader asleep in the transport's wait lent the lock: the sender appends on it, as it runs its cycle
-            if (borrowedCycle == null || !lock.tryBorrow())
+            if (closed || lock.holdCount() > 1)
             {
+                lock.release();
                 return false;
             }
+        }
+        else if (borrowedCycle != null && lock.tryBorrow())
+        {
+            // a leader asleep in the transport's wait lent the lock: the sender appends on it, as it runs its cycle
             if (closed)
             {
                 lock.giveBack();
                 return false;
             }
             holdBorrowed = true;
-            return true;
         }
-        if (closed || lock.holdCount() > 1)
+        else
         {
-            lock.release();
             return false;
         }
         if (holdWanted)
         {
-            holdWanted = false;
+            holdWanted = false; // taken either way: an agent stepping aside for the wish leads again
         }
         return true;
+    }
+
+    /** @return whether a sending thread's wish for the lock stands ({@link #holdWanted(boolean)}); any thread. */
+    boolean isHoldWanted()
+    {
+        return holdWanted;
     }
 
     /**
@@ -212,7 +220,7 @@ final class Invoker
     void holdWanted(final boolean wanted)
     {
         holdWanted = wanted;
-        if (wanted && agentState == AGENT_LEADING)
+        if (wanted && agentState == AGENT_LEADING && agentThread != null)
         {
             signal.wake();
         }

@@ -230,7 +230,9 @@ class InvokerIdleTest
         assertEquals(0, wakes.get(), "the sleeper was left asleep");
         assertTrue(inWait.get() && !leader.isDone());
 
+        invoker.holdWanted(true); // as AgentCalls.tryHold wishes after a first try that failed
         assertTrue(invoker.tryHold(), "lent again once the hold ended");
+        assertFalse(invoker.isHoldWanted(), "the wish ends with a borrowed hold too, or an agent stays aside");
         invoker.unhold(true);
         assertEquals(0, wakes.get(), "a hold without a cycle leaves the sleeper asleep");
 
