@@ -34,6 +34,13 @@ final class AgentCalls implements WatchableSocket.Waiting
      * hand-off between threads. With 16 KiB the sender ran too many short cycles, with 64 KiB too few.
      */
     static final int SENDER_STREAM_BYTES = 32 * 1024;
+    /**
+     * Bytes of frames a sender appends to its connection's transport before it sends them itself (TCP: one
+     * {@code sendfile}). At 32 KiB on an AMD machine a 1 KiB stream paid a system call and the loopback's receive
+     * processing every 30 messages: 120 KiB carried 1 KiB +31 % and 64 B +15 % in pairs (benchmarks.md, "Appended
+     * batches of 120 KiB"). Under TCP's 128 KiB stage, so a batch is one claim of its send ring.
+     */
+    static final int APPEND_BATCH_BYTES = 120 * 1024;
 
     /**
      * Tries for the duty cycle's lock between looks at the clock: with one try and no wait, more than half of a 64 B

@@ -50,6 +50,11 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter sendCallerCycles;
     /** Messages a blocking send wrote straight into its connection's transport (see {@code RdsSocketImpl}). */
     public final AtomicCounter sendAppended;
+    /**
+     * Batches of appended messages their sender sent itself, full ({@code AgentCalls.APPEND_BATCH_BYTES}): with
+     * {@link #sendAppended}, the messages per write of a stream. Application threads.
+     */
+    public final AtomicCounter sendAppendedBatches;
     /** Pongs sent in answer to pings from bound ports (answers to probes are not counted here). */
     public final AtomicCounter sendPong;
     /** Ack-only frames sent. */
@@ -174,6 +179,7 @@ public final class StackCounters implements TransportCounters
         sendRingSpill = manager.newCounter("send_ring_spill");
         sendCallerCycles = manager.newCounter("send_caller_cycles");
         sendAppended = manager.newCounter("send_appended");
+        sendAppendedBatches = manager.newCounter("send_appended_batches");
     }
 
     @Override

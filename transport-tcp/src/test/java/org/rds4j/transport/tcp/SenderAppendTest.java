@@ -15,6 +15,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,8 +27,9 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * A blocking sender of small messages on a TCP connection that is up writes each frame itself, straight into the
  * connection's zero-copy memory ({@code send_appended}), while the socket takes them; the frames stay there until
  * acked, so a connection lost with them unacked sends each again, whole and in order among those that went the
- * usual way, and a cancel releases them. Messages of up to 1 KiB are appended, larger ones never. The peer is a
- * {@link FakePeer} that reads every frame and acks only when told. Stacks use 127.0.51.x and TCP port 28110.
+ * usual way, and a cancel releases them. Messages of up to 1 KiB are appended, larger ones never; a stream's sender
+ * sends them in batches of 120 KiB. The peer is a {@link FakePeer} that reads every frame and acks only when told.
+ * Stacks use 127.0.51.x and TCP port 28110.
  */
 class SenderAppendTest
 {
@@ -38,6 +42,8 @@ class SenderAppendTest
     private static final int MAX_APPENDED = 1024;
     /** Messages per test: under the send buffer, so that no send waits for an ack the fake peer does not give. */
     private static final int COUNT = 2_000;
+    /** Bytes of frames a sender appends before it sends them itself ({@code AgentCalls.APPEND_BATCH_BYTES}). */
+    private static final int APPEND_BATCH = 120 * 1024;
 
     private final TestStacks stacks = new TestStacks(TcpConfig.builder().tcpPort(TCP_PORT).build());
     private final ByteBuffer out = ByteBuffer.allocateDirect(MAX_APPENDED + 1);
@@ -156,6 +162,44 @@ class SenderAppendTest
                 assertEquals(SMALL, sa.sendQueuedBytes(), "only the message to the other port is unacked");
                 peer.sendAck(501);
                 Await.until(WAIT, () -> sa.sendQueuedBytes() == 0, () -> "acked: " + sa.sendQueuedBytes());
+            }
+        }
+    }
+
+    @Test
+    void aStreamsSenderSendsItsFramesInFullBatches() throws Exception
+    {
+        final RdsStack a = stack();
+        final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100));
+        final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
+        final int frame = RdsHeader.LENGTH + SMALL;
+        final int count = 8 * APPEND_BATCH / frame; // 8 batches' worth, 549 KiB of payload: within the send buffer
+        try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
+        {
+            try (FakePeer peer = connect(a, sa, to, listener, SMALL))
+            {
+                // the peer reads as they come, so that the socket takes every batch whole
+                final CompletableFuture<Void> read = CompletableFuture.runAsync(() ->
+                {
+                    try
+                    {
+                        readInOrder(peer, 1, count, SMALL, false);
+                    }
+                    catch (final Exception ex)
+                    {
+                        throw new CompletionException(ex);
+                    }
+                });
+                final long appendedBefore = counter(a, "send_appended");
+                final long batchesBefore = counter(a, "send_appended_batches");
+                send(sa, to, 1, count + 1, SMALL);
+                read.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                final long appended = counter(a, "send_appended") - appendedBefore;
+                final long batches = counter(a, "send_appended_batches") - batchesBefore;
+                // each batch the sender sent itself carried at least APPEND_BATCH bytes (32 KiB batches: about 30);
+                // a message that found the agent holding the lock too long went the usual way and cut a batch short
+                assertTrue(batches >= 1 && batches <= appended * frame / APPEND_BATCH,
+                    () -> batches + " batches of " + appended + " appended frames");
             }
         }
     }
