@@ -36,11 +36,23 @@ final class AgentCalls implements WatchableSocket.Waiting
     static final int SENDER_STREAM_BYTES = 32 * 1024;
     /**
      * Bytes of frames a sender appends to its connection's transport before it sends them itself (TCP: one
-     * {@code sendfile}). At 32 KiB on an AMD machine a 1 KiB stream paid a system call and the loopback's receive
-     * processing every 30 messages: 120 KiB carried 1 KiB +31 % and 64 B +15 % in pairs (benchmarks.md, "Appended
-     * batches of 120 KiB"). Under TCP's 128 KiB stage, so a batch is one claim of its send ring.
+     * {@code sendfile}), with a send buffer of 480 KiB or more ({@link #appendBatchBytes}). At 32 KiB on an AMD
+     * machine a 1 KiB stream paid a system call and the loopback's receive processing every 30 messages: 120 KiB
+     * carried 1 KiB +31 % and 64 B +15 % in pairs (benchmarks.md, "Appended batches of 120 KiB"). Under TCP's
+     * 128 KiB stage, so a batch is one claim of its send ring.
      */
     static final int APPEND_BATCH_BYTES = 120 * 1024;
+
+    /**
+     * The batch a sender appends before it sends it, for a socket's {@code SO_SNDBUF}: {@link #APPEND_BATCH_BYTES},
+     * and at most a quarter of the buffer. A batch near the whole buffer is sent only once the buffer is full, and
+     * the sender then waits for acks of all of it: with 64 KiB, 120 KiB batches cut 64 B to 1.43M msgs/s from
+     * 4.83M, 1 KiB with 128 KiB to 0.25M from 1.17M; a quarter kept 4.02M and 1.06M.
+     */
+    static int appendBatchBytes(final int sendBufferBytes)
+    {
+        return Math.min(APPEND_BATCH_BYTES, sendBufferBytes / 4);
+    }
 
     /**
      * Tries for the duty cycle's lock between looks at the clock: with one try and no wait, more than half of a 64 B

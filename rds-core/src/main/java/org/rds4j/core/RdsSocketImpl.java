@@ -215,7 +215,7 @@ final class RdsSocketImpl extends SocketBase
      * A blocking send of a small message, once its socket has nothing waiting for the stack: under the duty cycle's
      * lock it takes room in the send buffer and has the connection's transport write the frame once, straight into
      * the memory it is sent from (as the kernel's {@code rds_sendmsg} queues under the path's lock and transmits
-     * in the caller). The appended frames go out as one write once {@link AgentCalls#APPEND_BATCH_BYTES} of them
+     * in the caller). The appended frames go out as one write once {@link AgentCalls#appendBatchBytes} of them
      * wait, at once if the cycle before it took acks that left the message alone in its send buffer, before the
      * sender waits for room, and otherwise by the agent, woken at a batch's first frame, once a cycle of its own
      * finds no frame appended since its last. Before the frame, the cycle it runs takes in what the stack owes this
@@ -281,7 +281,7 @@ final class RdsSocketImpl extends SocketBase
             counters.sendAppended.incrementOrdered();
             src.position(src.limit());
             wakeFollower = followerWakes.appended(first);
-            if (queued == 0 || connection.appendedBytes() >= AgentCalls.APPEND_BATCH_BYTES)
+            if (queued == 0 || connection.appendedBytes() >= AgentCalls.appendBatchBytes(options.sendBufferBytes()))
             {
                 if (queued != 0)
                 {

@@ -28,8 +28,8 @@ import static org.rds4j.core.test.TestAddresses.ip;
  * connection's zero-copy memory ({@code send_appended}), while the socket takes them; the frames stay there until
  * acked, so a connection lost with them unacked sends each again, whole and in order among those that went the
  * usual way, and a cancel releases them. Messages of up to 1 KiB are appended, larger ones never; a stream's sender
- * sends them in batches of 120 KiB. The peer is a {@link FakePeer} that reads every frame and acks only when told.
- * Stacks use 127.0.51.x and TCP port 28110.
+ * sends them in batches of 120 KiB, at most a quarter of its send buffer. The peer is a {@link FakePeer} that
+ * reads every frame and acks only when told. Stacks use 127.0.51.x and TCP port 28110.
  */
 class SenderAppendTest
 {
@@ -166,14 +166,18 @@ class SenderAppendTest
         }
     }
 
-    @Test
-    void aStreamsSenderSendsItsFramesInFullBatches() throws Exception
+    /** With 4 MiB the batch is APPEND_BATCH; with 256 KiB a quarter of the buffer, 64 KiB. */
+    @ParameterizedTest
+    @ValueSource(ints = {4 << 20, 256 << 10})
+    void aStreamsSenderSendsItsFramesInFullBatches(final int sendBuffer) throws Exception
     {
-        final RdsStack a = stack();
+        final RdsStack a = stacks.open(stacks.config("ap-a").toBuilder().sendBufferBytes(sendBuffer).build());
         final RdsSocket sa = a.openSocket().bind(new InetSocketAddress(A_IP, 100));
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
         final int frame = RdsHeader.LENGTH + SMALL;
-        final int count = 8 * APPEND_BATCH / frame; // 8 batches' worth, 549 KiB of payload: within the send buffer
+        final int batch = Math.min(APPEND_BATCH, sendBuffer / 4);
+        // 8 batches' worth, or what the buffer holds unacked (the fake peer never acks): 6.8 batches of 64 KiB
+        final int count = Math.min(8 * batch / frame, sendBuffer / SMALL - 100);
         try (FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
         {
             try (FakePeer peer = connect(a, sa, to, listener, SMALL))
@@ -196,10 +200,12 @@ class SenderAppendTest
                 read.get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 final long appended = counter(a, "send_appended") - appendedBefore;
                 final long batches = counter(a, "send_appended_batches") - batchesBefore;
-                // each batch the sender sent itself carried at least APPEND_BATCH bytes (32 KiB batches: about 30);
-                // a message that found the agent holding the lock too long went the usual way and cut a batch short
-                assertTrue(batches >= 1 && batches <= appended * frame / APPEND_BATCH,
-                    () -> batches + " batches of " + appended + " appended frames");
+                // each batch the sender sent itself carried at least a batch (32 KiB batches: 4 times as many), and
+                // more than half of them were full (120 KiB batches with 256 KiB: half as many); a message that
+                // found the agent holding the lock too long went the usual way and cut a batch short
+                final long bytes = appended * frame;
+                assertTrue(batches > bytes / (2 * batch) && batches <= bytes / batch,
+                    () -> batches + " batches of " + appended + " appended frames, " + batch + " bytes each");
             }
         }
     }
