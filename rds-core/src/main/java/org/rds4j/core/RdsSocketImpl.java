@@ -265,7 +265,8 @@ final class RdsSocketImpl extends SocketBase
             {
                 return NOT_APPENDED; // the usual way waits for room, or refuses
             }
-            final int flags = queued + length >= options.sendBufferBytes() / 2 ? RdsHeader.FLAG_ACK_REQUIRED : 0;
+            final int sendBuffer = options.sendBufferBytes();
+            final int flags = queued + length >= sendBuffer / 2 ? RdsHeader.FLAG_ACK_REQUIRED : 0;
             if (!connection.append(this, src, length, sport, destination.getPort(), flags))
             {
                 calls.cycleHeld(); // frames queued before it wait to be sent: they go now if the socket takes them
@@ -281,7 +282,7 @@ final class RdsSocketImpl extends SocketBase
             counters.sendAppended.incrementOrdered();
             src.position(src.limit());
             wakeFollower = followerWakes.appended(first);
-            if (queued == 0 || connection.appendedBytes() >= AgentCalls.appendBatchBytes(options.sendBufferBytes()))
+            if (queued == 0 || connection.appendedBytes() >= AgentCalls.appendBatchBytes(sendBuffer))
             {
                 if (queued != 0)
                 {

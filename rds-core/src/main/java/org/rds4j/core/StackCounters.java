@@ -51,7 +51,7 @@ public final class StackCounters implements TransportCounters
     /** Messages a blocking send wrote straight into its connection's transport (see {@code RdsSocketImpl}). */
     public final AtomicCounter sendAppended;
     /**
-     * Batches of appended messages their sender sent itself, full ({@code AgentCalls.APPEND_BATCH_BYTES}): with
+     * Batches of appended messages their sender sent itself, full ({@code AgentCalls.appendBatchBytes}): with
      * {@link #sendAppended}, the messages per write of a stream. Application threads.
      */
     public final AtomicCounter sendAppendedBatches;
