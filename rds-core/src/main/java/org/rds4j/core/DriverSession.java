@@ -952,7 +952,7 @@ final class DriverSession
             end("send buffer overrun on socket " + entry.id);
             return true;
         }
-        final int result = entry.socket.sendAdmitted(srcView, destination);
+        final int result = entry.socket.sendAdmitted(srcView, destination, onAgent);
         if (result == RdsResult.EAGAIN)
         {
             blockedOn = entry;

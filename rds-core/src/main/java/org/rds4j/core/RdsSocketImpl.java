@@ -226,11 +226,8 @@ final class RdsSocketImpl extends SocketBase
     private int append(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
     {
         final SendRing ring = sendRing;
-        if (ring == null || !outbound.isEmpty() || destination.getAddress() == appendsNever || sendQueued.get() == 0)
+        if (!mayAppend(ring, destination))
         {
-            // the first send maps the ring; messages handed over outside it go first; a message alone in the send
-            // buffer (a request, a reply) goes the usual way, a duty cycle on this thread that writes it from memory
-            // used again at once (appended, the round trip's p90 was a quarter longer: benchmarks.md, 2026-12-02)
             return NOT_APPENDED;
         }
         final AgentCalls calls = stack.calls();
@@ -242,14 +239,9 @@ final class RdsSocketImpl extends SocketBase
         boolean wakeFollower = true;
         try
         {
-            final Connection connection = agentState().connectionTo(destination.getAddress(), this, stack.agent());
-            final int appends = connection.appends();
-            if (appends <= 0)
+            final Connection connection = appendingConnection(destination);
+            if (connection == null)
             {
-                if (appends < 0)
-                {
-                    appendsNever = destination.getAddress(); // its transport never takes appended frames
-                }
                 return NOT_APPENDED;
             }
             if (ring.unreadBytes() > 0)
@@ -266,7 +258,7 @@ final class RdsSocketImpl extends SocketBase
                 return NOT_APPENDED; // the usual way waits for room, or refuses
             }
             final int sendBuffer = options.sendBufferBytes();
-            final int flags = queued + length >= sendBuffer / 2 ? RdsHeader.FLAG_ACK_REQUIRED : 0;
+            final int flags = appendFlags(queued, length, sendBuffer);
             if (!connection.append(this, src, length, sport, destination.getPort(), flags))
             {
                 calls.cycleHeld(); // frames queued before it wait to be sent: they go now if the socket takes them
@@ -308,6 +300,77 @@ final class RdsSocketImpl extends SocketBase
                 stack.wakeAgent();
             }
         }
+    }
+
+    /**
+     * Whether a message to {@code destination} may be appended at all: the first send maps the ring; messages handed
+     * over outside it go first; a message alone in the send buffer (a request, a reply) goes the usual way, a duty
+     * cycle that writes it from memory used again at once (appended, the round trip's p90 was a quarter longer:
+     * benchmarks.md, 2026-12-02).
+     */
+    private boolean mayAppend(final SendRing ring, final InetSocketAddress destination)
+    {
+        return ring != null && outbound.isEmpty() && destination.getAddress() != appendsNever && sendQueued.get() != 0;
+    }
+
+    /**
+     * The thread running the duty cycle: the connection to {@code destination} if its transport takes appended frames
+     * now, else null (and never again from this socket if it never does).
+     */
+    private Connection appendingConnection(final InetSocketAddress destination)
+    {
+        final Connection connection = agentState().connectionTo(destination.getAddress(), this, stack.agent());
+        final int appends = connection.appends();
+        if (appends < 0)
+        {
+            appendsNever = destination.getAddress(); // its transport never takes appended frames
+        }
+        return appends > 0 ? connection : null;
+    }
+
+    /** The flags of an appended frame: an ack asked for once half the send buffer is taken, as a queued one's. */
+    private static int appendFlags(final long queued, final int length, final int sendBuffer)
+    {
+        return queued + length >= sendBuffer / 2 ? RdsHeader.FLAG_ACK_REQUIRED : 0;
+    }
+
+    /**
+     * The thread running the duty cycle (a driver's agent running its client's send): appends a message the client
+     * admitted, as a blocking sender appends its own (one copy, into the memory the transport sends from, instead of
+     * one into the send ring and the kernel's out of it), unless the socket's earlier messages wait unread. A full
+     * batch goes out at once; the rest at the end of a cycle with no frame appended ({@code TransportPath#transmit}).
+     *
+     * @return the length, or {@link #NOT_APPENDED}.
+     */
+    private int appendAdmitted(final ByteBuffer src, final InetSocketAddress destination, final int length,
+        final int sport)
+    {
+        final SendRing ring = sendRing;
+        if (!mayAppend(ring, destination) || ring.unreadBytes() > 0)
+        {
+            return NOT_APPENDED;
+        }
+        final Connection connection = appendingConnection(destination);
+        if (connection == null)
+        {
+            return NOT_APPENDED;
+        }
+        final long queued = sendQueued.getAndAdd(length);
+        final int sendBuffer = options.sendBufferBytes();
+        if (!connection.append(this, src, length, sport, destination.getPort(), appendFlags(queued, length, sendBuffer)))
+        {
+            sendQueued.addAndGet(-length);
+            return NOT_APPENDED;
+        }
+        counters.sendQueued.incrementOrdered();
+        counters.sendAppended.incrementOrdered();
+        src.position(src.limit());
+        if (connection.appendedBytes() >= AgentCalls.appendBatchBytes(sendBuffer))
+        {
+            counters.sendAppendedBatches.incrementOrdered();
+            connection.flushAppended();
+        }
+        return length;
     }
 
     /**
@@ -369,12 +432,13 @@ final class RdsSocketImpl extends SocketBase
      * client's), so neither is tested again: a map that changed since, or a buffer the client made smaller, must
      * not lose a message the client was told is sent. Never blocks, and does not wake the stack's agent: the
      * driver's conductor does, once per read of the rings or turn of its loop ({@link DriverServer}), and the agent
-     * needs no wake for its own.
+     * needs no wake for its own. Run by the agent, the message is appended if it may be ({@link #appendAdmitted}).
      *
+     * @param onCycle the calling thread runs the duty cycle (the driver's agent), which appending needs.
      * @return the length, or {@link RdsResult#EAGAIN} while the message must go to {@link #outbound} and that is full
      *         (the session tries again once the agent took some), or a closed socket's {@link RdsResult#ENOTCONN}.
      */
-    int sendAdmitted(final ByteBuffer src, final InetSocketAddress destination)
+    int sendAdmitted(final ByteBuffer src, final InetSocketAddress destination, final boolean onCycle)
     {
         final InetSocketAddress local = localAddress;
         if (!open || local == null)
@@ -382,6 +446,14 @@ final class RdsSocketImpl extends SocketBase
             return RdsResult.ENOTCONN;
         }
         final int length = src.remaining();
+        if (onCycle)
+        {
+            final int appended = appendAdmitted(src, destination, length, local.getPort());
+            if (appended >= 0)
+            {
+                return appended;
+            }
+        }
         if (!queue(src, destination, length, local.getPort(), sendQueued.getAndAdd(length)))
         {
             sendQueued.addAndGet(-length);

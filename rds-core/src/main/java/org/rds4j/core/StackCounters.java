@@ -48,11 +48,14 @@ public final class StackCounters implements TransportCounters
      * small messages the agent fell behind (in INVOKER mode, every blocking send's). Application threads.
      */
     public final AtomicCounter sendCallerCycles;
-    /** Messages a blocking send wrote straight into its connection's transport (see {@code RdsSocketImpl}). */
+    /**
+     * Messages a blocking send wrote straight into its connection's transport, and a driver's clients' sends its agent
+     * did (see {@code RdsSocketImpl}). Application threads, a driver's agent.
+     */
     public final AtomicCounter sendAppended;
     /**
      * Batches of appended messages their sender sent itself, full ({@code AgentCalls.appendBatchBytes}): with
-     * {@link #sendAppended}, the messages per write of a stream. Application threads.
+     * {@link #sendAppended}, the messages per write of a stream. Application threads, a driver's agent.
      */
     public final AtomicCounter sendAppendedBatches;
     /** Pongs sent in answer to pings from bound ports (answers to probes are not counted here). */

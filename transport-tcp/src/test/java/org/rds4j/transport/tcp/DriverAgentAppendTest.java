@@ -1,0 +1,126 @@
+package org.rds4j.transport.tcp;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.DriverServer;
+import org.rds4j.core.test.Await;
+import org.rds4j.core.test.Payloads;
+import org.rds4j.core.wire.RdsHeader;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rds4j.core.test.TestAddresses.ip;
+
+/**
+ * A driver's agent appends the large sends of its clients it runs to the TCP connection's zero-copy memory, as an
+ * embedded blocking sender appends its own ({@code send_appended} on the driver's stack): every frame reaches the
+ * peer once, in order and byte for byte, and a connection lost with them unacked sends each again, whole and in
+ * order, from the same memory. The peer is a {@link FakePeer} that reads every frame and acks only when told.
+ * Stacks use 127.0.52.x and TCP port 28120.
+ */
+class DriverAgentAppendTest
+{
+    private static final int TCP_PORT = 28120;
+    private static final InetAddress A_IP = ip("127.0.52.1");
+    private static final InetAddress B_IP = ip("127.0.52.2");
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** A send the driver's agent runs ({@code DriverSession.AGENT_STREAM_PAYLOAD}). */
+    private static final int SIZE = 1024;
+    /** Messages per test: 2 MiB, under the send buffer, so that no send waits for an ack the fake peer does not give. */
+    private static final int COUNT = 2_000;
+
+    private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
+
+    /** Reads {@code count} data frames from {@code first} on, checking sequence, flags and every payload byte. */
+    private static void readInOrder(final FakePeer peer, final int first, final int count, final boolean retransmitted)
+        throws Exception
+    {
+        for (int i = first; i < first + count; i++)
+        {
+            final FakePeer.Frame frame = peer.readFrame(WAIT);
+            assertEquals(i + 1, frame.seq(), "frame " + i);
+            assertEquals(retransmitted, (frame.flags() & RdsHeader.FLAG_RETRANSMITTED) != 0, "frame " + i);
+            final ByteBuffer payload = ByteBuffer.wrap(frame.payload());
+            assertEquals(SIZE, payload.remaining());
+            assertEquals(i, Payloads.sequence(payload), "frame " + i);
+            assertTrue(Payloads.verify(payload), "the bytes of frame " + i);
+        }
+    }
+
+    private void send(final RdsSocket socket, final InetSocketAddress destination, final int from, final int to)
+        throws Exception
+    {
+        for (int i = from; i < to; i++)
+        {
+            assertEquals(SIZE, socket.send(Payloads.fill(out, 1, i, SIZE), destination));
+        }
+    }
+
+    private static long appended(final DriverServer driver)
+    {
+        return driver.stack().counters().getOrDefault("send_appended", 0L);
+    }
+
+    @Test
+    void aDriversAgentAppendsItsClientsLargeSendsAndSendsThemAgainAfterTheConnectionDrops(@TempDir final Path directory)
+        throws Exception
+    {
+        final RdsStackConfig config = RdsStackConfig.builder()
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).sendBufferBytes(4 << 20).build();
+        final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
+        try (DriverServer driver = DriverServer.start(config.toBuilder().name("dapp-drv").build(), directory, false);
+             RdsStack client = RdsStack.open(
+                 config.toBuilder().name("dapp-a").driverDirectory(directory.toString()).build());
+             FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
+        {
+            final RdsSocket socket = client.openSocket().bind(new InetSocketAddress(A_IP, 100));
+            send(socket, to, 0, 1); // connects; alone in its buffer, it goes the usual way
+            try (FakePeer first = listener.accept(WAIT))
+            {
+                assertTrue(first.readFrame(WAIT).isCongestionUpdate());
+                readInOrder(first, 0, 1, false);
+                Await.until(WAIT, () -> driver.stack().connections().get(0).state().equals("UP"), () -> "up");
+                // the peer reads as they come, so that every batch is written whole
+                final CompletableFuture<Void> read = CompletableFuture.runAsync(() ->
+                {
+                    try
+                    {
+                        readInOrder(first, 1, COUNT - 1, false);
+                    }
+                    catch (final Exception ex)
+                    {
+                        throw new CompletionException(ex);
+                    }
+                });
+                final long before = appended(driver);
+                send(socket, to, 1, COUNT);
+                read.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                // those the agent ran, 1,946-1,956 of the 1,999 in a quiet run (the conductor runs them while the
+                // agent is parked, and queues them)
+                final long appended = appended(driver) - before;
+                assertTrue(appended > COUNT / 4, () -> appended + " of " + COUNT + " appended by the driver's agent");
+                first.abort(); // read, never acked
+            }
+            try (FakePeer second = listener.accept(WAIT))
+            {
+                assertTrue(second.readFrame(WAIT).isCongestionUpdate());
+                readInOrder(second, 0, COUNT, true);
+                second.sendAck(COUNT);
+                // the driver reports the released bytes to its client
+                Await.until(WAIT, () -> socket.sendQueuedBytes() == 0, () -> "acked: " + socket.sendQueuedBytes());
+            }
+        }
+    }
+}
