@@ -8,7 +8,6 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.DriverServer;
 import org.rds4j.core.test.Await;
 import org.rds4j.core.test.Payloads;
-import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -43,21 +42,6 @@ class DriverAgentAppendTest
 
     private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
 
-    /** Reads {@code count} data frames from {@code first} on, checking sequence, flags and every payload byte. */
-    private static void readInOrder(final FakePeer peer, final int first, final int count, final boolean retransmitted)
-        throws Exception
-    {
-        for (int i = first; i < first + count; i++)
-        {
-            final FakePeer.Frame frame = peer.readFrame(WAIT);
-            assertEquals(i + 1, frame.seq(), "frame " + i);
-            assertEquals(retransmitted, (frame.flags() & RdsHeader.FLAG_RETRANSMITTED) != 0, "frame " + i);
-            final ByteBuffer payload = ByteBuffer.wrap(frame.payload());
-            assertEquals(SIZE, payload.remaining());
-            assertEquals(i, Payloads.sequence(payload), "frame " + i);
-            assertTrue(Payloads.verify(payload), "the bytes of frame " + i);
-        }
-    }
 
     private void send(final RdsSocket socket, final InetSocketAddress destination, final int from, final int to)
         throws Exception
@@ -90,14 +74,14 @@ class DriverAgentAppendTest
             try (FakePeer first = listener.accept(WAIT))
             {
                 assertTrue(first.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(first, 0, 1, false);
+                first.readNumbered(0, 1, SIZE, false, WAIT);
                 Await.until(WAIT, () -> driver.stack().connections().get(0).state().equals("UP"), () -> "up");
                 // the peer reads as they come, so that every batch is written whole
                 final CompletableFuture<Void> read = CompletableFuture.runAsync(() ->
                 {
                     try
                     {
-                        readInOrder(first, 1, COUNT - 1, false);
+                        first.readNumbered(1, COUNT - 1, SIZE, false, WAIT);
                     }
                     catch (final Exception ex)
                     {
@@ -116,7 +100,7 @@ class DriverAgentAppendTest
             try (FakePeer second = listener.accept(WAIT))
             {
                 assertTrue(second.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(second, 0, COUNT, true);
+                second.readNumbered(0, COUNT, SIZE, true, WAIT);
                 second.sendAck(COUNT);
                 // the driver reports the released bytes to its client
                 Await.until(WAIT, () -> socket.sendQueuedBytes() == 0, () -> "acked: " + socket.sendQueuedBytes());

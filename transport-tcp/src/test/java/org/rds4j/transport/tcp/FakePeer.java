@@ -1,6 +1,7 @@
 package org.rds4j.transport.tcp;
 
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.Payloads;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,6 +19,9 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A fake RDS-over-TCP peer node for wire-level tests: one TCP connection made with plain java.nio, no rds4j
@@ -264,6 +268,26 @@ final class FakePeer implements AutoCloseable
             }
             probesAnswered.add(frame);
             sendHandshakePong();
+        }
+    }
+
+    /**
+     * Reads {@code count} data frames numbered from {@code first} on, each frame {@code i} with sequence {@code i + 1}
+     * and a payload of {@code size} bytes filled by {@link Payloads#fill} with number {@code i}: checks the sequence,
+     * the retransmitted flag, the length and every payload byte.
+     */
+    void readNumbered(final int first, final int count, final int size, final boolean retransmitted,
+        final Duration timeout) throws IOException
+    {
+        for (int i = first; i < first + count; i++)
+        {
+            final Frame frame = readFrame(timeout);
+            assertEquals(i + 1, frame.seq(), "frame " + i);
+            assertEquals(retransmitted, (frame.flags() & FLAG_RETRANSMITTED) != 0, "frame " + i);
+            final ByteBuffer payload = ByteBuffer.wrap(frame.payload());
+            assertEquals(size, payload.remaining(), "frame " + i);
+            assertEquals(i, Payloads.sequence(payload), "frame " + i);
+            assertTrue(Payloads.verify(payload), "the bytes of frame " + i);
         }
     }
 

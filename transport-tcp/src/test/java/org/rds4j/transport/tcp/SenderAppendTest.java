@@ -65,21 +65,6 @@ class SenderAppendTest
         return stacks.open(stacks.config("ap-a").toBuilder().sendBufferBytes(4 << 20).build());
     }
 
-    /** Reads {@code count} data frames from {@code first} on, checking sequence, flags and every payload byte. */
-    private static void readInOrder(final FakePeer peer, final int first, final int count, final int size,
-        final boolean retransmitted) throws Exception
-    {
-        for (int i = first; i < first + count; i++)
-        {
-            final FakePeer.Frame frame = peer.readFrame(WAIT);
-            assertEquals(i + 1, frame.seq(), "frame " + i);
-            assertEquals(retransmitted, (frame.flags() & RdsHeader.FLAG_RETRANSMITTED) != 0, "frame " + i);
-            final ByteBuffer payload = ByteBuffer.wrap(frame.payload());
-            assertEquals(size, payload.remaining());
-            assertEquals(i, Payloads.sequence(payload), "frame " + i);
-            assertTrue(Payloads.verify(payload), "the bytes of frame " + i);
-        }
-    }
 
     /** Sends messages {@code from} to {@code to} (exclusive), each numbered, blocking. */
     private void send(final RdsSocket socket, final InetSocketAddress destination, final int from, final int to,
@@ -101,7 +86,7 @@ class SenderAppendTest
         send(sa, to, 0, 1, size);
         final FakePeer peer = listener.accept(WAIT);
         assertTrue(peer.readFrame(WAIT).isCongestionUpdate());
-        readInOrder(peer, 0, 1, size, false);
+        peer.readNumbered(0, 1, size, false, WAIT);
         Await.until(WAIT, () -> a.connections().get(0).state().equals("UP"), () -> "up");
         return peer;
     }
@@ -123,13 +108,13 @@ class SenderAppendTest
                 // rest waits in the socket's ring: the retransmission below merges both
                 final long appended = counter(a, "send_appended") - appendedBefore;
                 assertTrue(appended > 0 && appended < COUNT, () -> appended + " appended");
-                readInOrder(first, 1, COUNT - 1, size, false);
+                first.readNumbered(1, COUNT - 1, size, false, WAIT);
                 first.abort(); // read, never acked
             }
             try (FakePeer second = listener.accept(WAIT))
             {
                 assertTrue(second.readFrame(WAIT).isCongestionUpdate());
-                readInOrder(second, 0, COUNT, size, true);
+                second.readNumbered(0, COUNT, size, true, WAIT);
                 assertEquals(COUNT * (long)size, sa.sendQueuedBytes(), "all unacked");
                 second.sendAck(COUNT);
                 Await.until(WAIT, () -> sa.sendQueuedBytes() == 0, () -> "acked: " + sa.sendQueuedBytes());
@@ -137,7 +122,7 @@ class SenderAppendTest
                 final long appendedBefore = counter(a, "send_appended");
                 send(sa, to, COUNT, COUNT + 100, size);
                 assertTrue(counter(a, "send_appended") > appendedBefore, "appended on the new connection");
-                readInOrder(second, COUNT, 100, size, false);
+                second.readNumbered(COUNT, 100, size, false, WAIT);
             }
         }
     }
@@ -187,7 +172,7 @@ class SenderAppendTest
                 {
                     try
                     {
-                        readInOrder(peer, 1, count, SMALL, false);
+                        peer.readNumbered(1, count, SMALL, false, WAIT);
                     }
                     catch (final Exception ex)
                     {
@@ -224,7 +209,7 @@ class SenderAppendTest
                 final long appendedBefore = counter(a, "send_appended");
                 final long queuedBefore = counter(a, "send_queued");
                 send(sa, to, 1, 500, size);
-                readInOrder(peer, 1, 499, size, false);
+                peer.readNumbered(1, 499, size, false, WAIT);
                 assertEquals(0, counter(a, "send_appended") - appendedBefore, "none appended");
                 assertEquals(499, counter(a, "send_queued") - queuedBefore, "each message queued once");
             }
