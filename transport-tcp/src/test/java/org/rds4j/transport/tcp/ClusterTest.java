@@ -252,8 +252,11 @@ class ClusterTest
         final long perReceiver = (long)count * (NODES - 1) * SOCKETS_PER_NODE;
         try
         {
-            Await.until(Duration.ofSeconds(120), () -> !errors.isEmpty() ||
-                receivers.stream().allMatch(r -> r.received.get() >= perReceiver / 2), () -> "half the traffic");
+            // resets until half the traffic is through, for 20 s at most: past that, on a slow machine, the peers'
+            // admission limit (20 connections a second) refuses one pair or another for 10 s at a time and the
+            // half may never come (a CI run, 2026-12-03, waited 2 min); what is left is delivered after the resets
+            Await.within(Duration.ofSeconds(20), () -> !errors.isEmpty() ||
+                receivers.stream().allMatch(r -> r.received.get() >= perReceiver / 2));
         }
         finally
         {
