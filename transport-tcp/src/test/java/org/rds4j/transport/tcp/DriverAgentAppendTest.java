@@ -42,7 +42,6 @@ class DriverAgentAppendTest
 
     private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
 
-
     private void send(final RdsSocket socket, final InetSocketAddress destination, final int from, final int to)
         throws Exception
     {
