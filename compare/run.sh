@@ -62,6 +62,12 @@ WARMUP_RT=20000
 # with 2 s of warm-up, rds4j's 64 B p99 was 118 us in 1 of 3 runs (10-28 us in the others), with 4 s 23-32 us
 RTT_WARMUP=4
 RT=100000
+# rds4j-driver's two drivers start with each run, but a deployed driver is a long-lived process, warm before an
+# application attaches. Fresh, each compiled through its first 10 s while the six busy threads held both cores (C2's
+# threads 30 % of a core in each driver at 6-9 s): 64 B one-way 2.2-2.8M msgs/s after 2 s against 3.0-3.3M after 5-15,
+# 1 KiB 0.67-0.74M against 1.18-1.30M after 8, round trip p50 36-39 us after 4 s against 28-29 after ~9; the embedded
+# rows did not move (64 B 7.2-8.3M either way). So that row warms up for this long in every case.
+DRIVER_WARMUP=10
 KNOWN_SYSTEMS="rds4j rds4j-backoff rds4j-invoker rds4j-driver rds4j-send rds4j-recv nio aeron aeron-mtu64k aeron-invoker jgroups jgroups-nodrop"
 # rds4j-send and rds4j-recv diagnose rather than compare: not in a default run, which stays near 20 minutes
 SYSTEMS=$(tr ' ' '\n' <<<"$KNOWN_SYSTEMS" | grep -vx -e rds4j-send -e rds4j-recv | xargs)
@@ -74,7 +80,7 @@ COMMAND="compare/run.sh $*"
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) QUICK=1; REPS=1; WARMUP=1; RTT_WARMUP=1; DURATION=2; WARMUP_RT=10000; RT=20000 ;;
+    --quick) QUICK=1; REPS=1; WARMUP=1; RTT_WARMUP=1; DRIVER_WARMUP=5; DURATION=2; WARMUP_RT=10000; RT=20000 ;;
     --reps) REPS=$2; shift ;;
     --systems) SYSTEMS=$2; shift ;;
     --cases) CASES=$2; shift ;;
@@ -287,12 +293,14 @@ run_one() {
   local warmup=$WARMUP case_opts passive active measuring tmo
   case "$bench" in
     rtt) warmup=$RTT_WARMUP; case_opts="--size 64 --warmup-rt $WARMUP_RT --rt $RT"; passive=rtt-server; active=rtt-client; measuring=active; tmo=180 ;;
-    tput64) case_opts="--size 64"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
-    tput1k) case_opts="--size 1024"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
-    fanout) case_opts="--size 64 --receivers 16"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
-    scale*) case_opts="--size 64 --peers ${bench#scale}"; passive=sink; active=source; measuring=passive; tmo=$((WARMUP + DURATION + 80)) ;;
+    tput64) case_opts="--size 64"; passive=sink; active=source; measuring=passive ;;
+    tput1k) case_opts="--size 1024"; passive=sink; active=source; measuring=passive ;;
+    fanout) case_opts="--size 64 --receivers 16"; passive=sink; active=source; measuring=passive ;;
+    scale*) case_opts="--size 64 --peers ${bench#scale}"; passive=sink; active=source; measuring=passive ;;
     *) echo "run.sh: unknown case $bench" >&2; exit 2 ;;
   esac
+  [ "$label" = rds4j-driver ] && warmup=$DRIVER_WARMUP
+  [ "$bench" = rtt ] || tmo=$((warmup + DURATION + 80))
   local common="--port $port --tcp-port $((port + 30)) --warmup $warmup --duration $DURATION --grace 1 --start-timeout 40"
   local sys_opts handoff_before handoff_after
   sys_opts=$(system_opts "$label" "$bench" | tr '\n' ' ')
@@ -403,7 +411,7 @@ JAVA_VERSION=$("$JAVA" -version 2>&1 | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   echo "- java: $JAVA_VERSION"
   echo "- load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END"
   echo "- a cache line's hand-off between the CPUs (\`handoff\`, before and after each run, in \`results.jsonl\`): $(handoff_summary)"
-  echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} round trips and ${RTT_WARMUP} s + ${RT} round trips"
+  echo "- command: \`$COMMAND\`; windows: throughput ${WARMUP} s warm-up + ${DURATION} s measured, RTT ${WARMUP_RT} round trips and ${RTT_WARMUP} s + ${RT} round trips; rds4j-driver warms up for ${DRIVER_WARMUP} s in every case"
   echo "- JVM options: \`$JAVA_OPTS\`"
   echo "- rds4j: \`$RDS4J_OPTS\`; rds4j-backoff, rds4j-send and rds4j-recv: \`$RDS4J_BACKOFF_OPTS\`; rds4j-invoker: \`$RDS4J_INVOKER_OPTS\`; rds4j-driver: \`$RDS4J_DRIVER_OPTS\`; NIO: \`$NIO_OPTS\` (rtt: \`$NIO_RTT_OPTS\`)"
   echo "- Aeron: \`$AERON_OPTS\`; aeron-mtu64k: \`$AERON_MTU64K_OPTS\`; aeron-invoker: \`$AERON_INVOKER_OPTS\`; JGroups: \`${JGROUPS_OPTS:-jgroups-tcp.xml}\`; jgroups-nodrop: \`$JGROUPS_NODROP_OPTS\`"
