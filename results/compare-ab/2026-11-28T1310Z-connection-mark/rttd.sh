@@ -1,8 +1,8 @@
 #!/bin/bash
-# rttd.sh [--driver] [more rds4j options]: one 64 B ping-pong like run.sh's rtt case, per-thread CPU of all java processes over 3 s mid-run
+# rttd.sh [--driver] [more rds4j options]: one 64 B ping-pong like run.sh's rtt case, per-thread CPU of all java processes over 3 s mid-run; WRT: --warmup-rt (default 20000)
 JAR=${JAR:-/work/main/compare/target/compare.jar}
 JO="-Xms512m -Xmx512m -XX:+UseG1GC -Djava.net.preferIPv4Stack=true --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
-O="--port 20400 --tcp-port 20430 --warmup 4 --duration ${DUR:-5} --grace 1 --start-timeout 40 --size 64 --warmup-rt 20000 --rt ${RT:-200000} --io block --agent-idle backoff --idle yield $*"
+O="--port 20400 --tcp-port 20430 --warmup 4 --duration ${DUR:-5} --grace 1 --start-timeout 40 --size 64 --warmup-rt ${WRT:-20000} --rt ${RT:-200000} --io block --agent-idle backoff --idle yield $*"
 java $JO -cp $JAR org.rds4j.compare.Main rds4j-rtt-server $O --timeout 200 > ${W:-/tmp/w}/rs.out 2>${W:-/tmp/w}/rs.err & S=$!
 for i in $(seq 100); do grep -q READY ${W:-/tmp/w}/rs.out 2>/dev/null && break; sleep 0.2; done
 java $JO -cp $JAR org.rds4j.compare.Main rds4j-rtt-client $O --timeout 180 > ${W:-/tmp/w}/rc.out 2>${W:-/tmp/w}/rc.err & C=$!

@@ -1,12 +1,12 @@
 #!/bin/bash
 # pda.sh SIZE: rds4j pair through drivers (default config + --driver), system-wide perf over 3 s of the window,
 # JIT symbols from jcmd Compiler.perfmap of every JVM; SRCX/SINKX extra args per side (default --driver both);
-# XTOOL: JVM options added to every JVM (drivers too), e.g. -Dx.readeryields=20 for reader-yields.patch
+# XTOOL: JVM options added to every JVM (drivers too), e.g. -Dx.readeryields=20 for reader-yields.patch; WU: --warmup s (default 2)
 JAR=${JAR:-/work/main/compare/target/compare.jar}
 SIZE=${1:-64}
 OPTS="--io block --agent-idle backoff --idle yield"
 P=$((21000 + RANDOM % 1000))
-common="--port $P --tcp-port $((P+30)) --warmup 2 --duration ${DUR:-5} --grace 1 --start-timeout 40 --size $SIZE"
+common="--port $P --tcp-port $((P+30)) --warmup ${WU:-2} --duration ${DUR:-5} --grace 1 --start-timeout 40 --size $SIZE"
 export JAVA_TOOL_OPTIONS="-XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer $XTOOL"
 java -cp $JAR org.rds4j.compare.Main ${PSYS:-rds4j}-sink $common $OPTS ${SINKX---driver} --timeout 60 > /tmp/w/sink.out 2>/tmp/w/sink.err &
 SP=$!
