@@ -63,7 +63,11 @@ class DriverAgentAppendTest
         final RdsStackConfig config = RdsStackConfig.builder()
             .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).sendBufferBytes(4 << 20).build();
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
-        try (DriverServer driver = DriverServer.start(config.toBuilder().name("dapp-drv").build(), directory, false);
+        // the driver's agent yields and never parks, so that it, not the conductor, runs every large send (the
+        // conductor runs them while the agent is parked, as DriverSendsTest counts): what is tested here is what the
+        // agent does with them, not which thread the scheduler lets take them
+        try (DriverServer driver = DriverServer.start(config.toBuilder().name("dapp-drv").idleStrategy("yield").build(),
+                directory, false);
              RdsStack client = RdsStack.open(
                  config.toBuilder().name("dapp-a").driverDirectory(directory.toString()).build());
              FakePeer.Listener listener = FakePeer.listen(B_IP, TCP_PORT))
@@ -90,10 +94,11 @@ class DriverAgentAppendTest
                 final long before = appended(driver);
                 send(socket, to, 1, COUNT);
                 read.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-                // those the agent ran, 1,946-1,956 of the 1,999 in a quiet run (the conductor runs them while the
-                // agent is parked, and queues them)
+                // all but those that found earlier messages in the socket's send ring (none with the change undone)
                 final long appended = appended(driver) - before;
-                assertTrue(appended > COUNT / 4, () -> appended + " of " + COUNT + " appended by the driver's agent");
+                System.out.printf("%d of %d 1 KiB sends appended by the driver's agent%n", appended, COUNT - 1);
+                assertTrue(appended >= COUNT * 9 / 10,
+                    () -> appended + " of " + (COUNT - 1) + " appended by the driver's agent");
                 first.abort(); // read, never acked
             }
             try (FakePeer second = listener.accept(WAIT))
