@@ -14,9 +14,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,6 +36,8 @@ class DriverAgentAppendTest
     private static final int SIZE = 1024;
     /** Messages per test: 2 MiB, under the send buffer, so that no send waits for an ack the fake peer does not give. */
     private static final int COUNT = 2_000;
+    /** Sends per step, each read by the peer before the next step: 33 KiB, which the kernel takes in one write. */
+    private static final int BATCH = 32;
 
     private final ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
 
@@ -61,9 +60,11 @@ class DriverAgentAppendTest
         throws Exception
     {
         final RdsStackConfig config = RdsStackConfig.builder()
-            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).sendBufferBytes(4 << 20).build();
+            // the TCP send ring holds every frame, none of them acked (2 MiB held 1,956 of them: the rest went by copy)
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(4 << 20).build())
+            .sendBufferBytes(4 << 20).build();
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
-        // the driver's agent yields and never parks, so that it, not the conductor, runs every large send (the
+        // the driver's agent yields and never parks, so that it, not the conductor, runs the large sends (the
         // conductor runs them while the agent is parked, as DriverSendsTest counts): what is tested here is what the
         // agent does with them, not which thread the scheduler lets take them
         try (DriverServer driver = DriverServer.start(config.toBuilder().name("dapp-drv").idleStrategy("yield").build(),
@@ -79,26 +80,23 @@ class DriverAgentAppendTest
                 assertTrue(first.readFrame(WAIT).isCongestionUpdate());
                 first.readNumbered(0, 1, SIZE, false, WAIT);
                 Await.until(WAIT, () -> driver.stack().connections().get(0).state().equals("UP"), () -> "up");
-                // the peer reads as they come, so that every batch is written whole
-                final CompletableFuture<Void> read = CompletableFuture.runAsync(() ->
-                {
-                    try
-                    {
-                        first.readNumbered(1, COUNT - 1, SIZE, false, WAIT);
-                    }
-                    catch (final Exception ex)
-                    {
-                        throw new CompletionException(ex);
-                    }
-                });
+                // a batch at a time, each read whole before the next is sent, so that the kernel takes every write
+                // whole: a send that finds the connection waiting for room goes the usual way, and so do the rest of
+                // its cycle (in CI, 832 of 1,999 appended while the peer read on a thread of its own)
                 final long before = appended(driver);
-                send(socket, to, 1, COUNT);
-                read.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-                // 1,955-1,956 of the 1,999 in every run, the rest sent the usual way; none with the change undone
+                for (int from = 1; from < COUNT; from += BATCH)
+                {
+                    final int end = Math.min(COUNT, from + BATCH);
+                    send(socket, to, from, end);
+                    first.readNumbered(from, end - from, SIZE, false, WAIT);
+                }
                 final long appended = appended(driver) - before;
+                // 1,993-1,999 of the 1,999 beside two busy loops, JDK 17 and 25; none with the change undone. Not all:
+                // now and then the agent stands aside and the conductor runs a send, which goes the usual way, and so
+                // do the rest of that batch
                 System.out.printf("%d of %d 1 KiB sends appended by the driver's agent%n", appended, COUNT - 1);
                 assertTrue(appended >= COUNT * 9 / 10,
-                    () -> appended + " of " + (COUNT - 1) + " appended by the driver's agent");
+                    () -> appended + " of " + (COUNT - 1) + " appended by the driver's agent; " + driver.counters());
                 first.abort(); // read, never acked
             }
             try (FakePeer second = listener.accept(WAIT))
