@@ -206,9 +206,10 @@ class BlockingRoundTripTest
      * selector. Each request is written by its sender, in a duty cycle on the lock the sleeper lends, and the sleeper
      * is left asleep until the reply ({@code BorrowedCycleTest} checks what such a cycle tells it). Before, the sleeper
      * held the lock through its sleep, so a request was handed to it and woke it to be written: 270-299 of the 2,000
-     * were written by their sender, about 1,950 now. The waiting thread's wake-ups are reported, not bounded: on
-     * loopback it woke about once per round trip either way (the reply came within the yields after the wake-up
-     * that wrote the request).
+     * were written by their sender, 1,650-1,999 now (the rest handed to the waiting thread, how many depending on the
+     * scheduler: 1,650 once in CI, 1,797-1,999 here beside two busy loops); the bound, half, lies far from both. The
+     * waiting thread's wake-ups are reported, not bounded: on loopback it woke about once per round trip either way
+     * (the reply came within the yields after the wake-up that wrote the request).
      */
     @Test
     void aRequestSentBesideAThreadAsleepInReceiveIsWrittenByItsSender() throws Exception
@@ -252,7 +253,7 @@ class BlockingRoundTripTest
             "waiting for the replies woke %d times (%.2f per round trip)", PACED_REQUESTS, callerCycles, woke,
             (double)woke / PACED_REQUESTS);
         System.out.println(figures);
-        assertTrue(callerCycles >= PACED_REQUESTS * 0.9, figures);
+        assertTrue(callerCycles >= PACED_REQUESTS / 2, figures);
     }
 
     /** Sends {@code count} requests, each once the reply before has come and 0.5 ms have passed. */
