@@ -110,7 +110,7 @@ public final class DriverServer implements AutoCloseable
             }
             if (conductorAwake)
             {
-                // it reads the rings itself, in parallel with this thread's transmitting, but leaves the large sends
+                // it reads the rings itself, in parallel with this thread's transmitting, but leaves the sends
                 int ran = 0;
                 for (final DriverSession session : agentSessions)
                 {
@@ -123,11 +123,11 @@ public final class DriverServer implements AutoCloseable
             for (final DriverSession session : agentSessions)
             {
                 final int now = session.runSends(false);
-                // a full batch of small frames: a client streams them, and the conductor runs its frames while this
-                // thread transmits (large sends the agent runs itself, at most a batch of them per cycle)
-                final boolean small = now > 0 && session.streamsSmallFrames();
-                streams |= small;
-                if (now < 0 || small)
+                // a full batch of frames other than sends: a client streams them, and the conductor runs its frames
+                // while this thread transmits (sends the agent runs itself, at most a batch of them per cycle)
+                final boolean others = now > 0 && session.streamsOtherFrames();
+                streams |= others;
+                if (now < 0 || others)
                 {
                     wakeConductor();
                 }

@@ -74,20 +74,22 @@ final class DriverSession
      */
     private static final int BATCH_BYTES = 64 << 10;
     /**
-     * The most frames the agent runs from a ring per duty cycle, large sends apart (below); a full batch is a client
-     * streaming small frames, for which the conductor is woken.
+     * The most frames other than sends ({@code CONSUMED} reports) the agent runs from a ring per duty cycle; a full
+     * batch is a client streaming them, for which the conductor is woken.
      */
     static final int AGENT_BATCH = 4;
     /**
-     * A send of at least this many payload bytes the agent runs in its turn even behind the socket's unacked messages
-     * (a stream): its copy into the socket's send ring and the kernel's copy out of that happen on one CPU, where the
-     * conductor queueing a stream for the agent moves each payload between the CPUs (1 KiB one-way through a driver
-     * about +18 %). A stream of smaller sends gains more from the conductor's parallel work than it loses to the
-     * moves (64 B about -4 % when the agent ran those too), and goes to the conductor as before.
+     * The agent runs a client's sends in their turn even behind the socket's unacked messages (a stream), so that
+     * each payload is copied on the CPU that writes it out, where the conductor queueing them for the agent moved each
+     * between the CPUs: one-way through drivers, 1 KiB about +18 % (2026-11-28); 64 B about +11 % and 256 B +17-53 %
+     * once the agent appended them to the connection's transport (2026-12-03). A send smaller than this to a peer
+     * whose transport never takes appended frames (InfiniBand, a kernel peer over TCP) stays the conductor's: queued
+     * by the agent, a stream of 64 B went at a third of its rate (2026-11-28), the conductor's parallel work worth
+     * more than the moves.
      */
-    static final int AGENT_STREAM_PAYLOAD = 1024;
-    /** The most large sends the agent runs from a ring per duty cycle, besides {@link #AGENT_BATCH} other frames. */
-    private static final int AGENT_STREAM_BATCH = 64;
+    static final int AGENT_QUEUED_PAYLOAD = 1024;
+    /** The most sends the agent runs from a ring per duty cycle, besides {@link #AGENT_BATCH} other frames. */
+    private static final int AGENT_SEND_BATCH = 64;
     private static final int GROWN = -2;
 
     /** A client's socket. */
@@ -181,10 +183,10 @@ final class DriverSession
      */
     private boolean onAgent;
     private boolean leftToConductor;
-    /** The conductor left a large send in the ring for the agent, which runs it even while the conductor is awake. */
+    /** The conductor left a send in the ring for the agent, which runs it even while the conductor is awake. */
     private volatile boolean leftToAgent;
-    /** Agent: large sends ({@link #AGENT_STREAM_PAYLOAD}) and other frames run from the ring in this cycle. */
-    private int agentStreamSends;
+    /** Agent: sends and other frames run from the ring in this cycle. */
+    private int agentSends;
     private int agentOthers;
     private final DriverRing.Handler ringFrame = this::ringFrame;
     private int ranFromRing;
@@ -318,13 +320,13 @@ final class DriverSession
     /**
      * Agent, in its duty cycle: runs the client's sends and {@code CONSUMED} reports from its ring in their turn, as
      * the conductor would, so that a send is transmitted in the same cycle without waking the conductor: up to
-     * {@link #AGENT_STREAM_BATCH} large sends and {@link #AGENT_BATCH} other frames. It stops at any other frame and
-     * at a frame that breaks a rule: those the conductor runs, or cuts the client off for.
+     * {@link #AGENT_SEND_BATCH} sends and {@link #AGENT_BATCH} other frames. It stops at any other frame and at a
+     * frame that breaks a rule: those the conductor runs, or cuts the client off for.
      *
-     * @param streamOnly the conductor is awake and runs the rest: only large sends, which it leaves to the agent.
+     * @param sendsOnly the conductor is awake and runs the rest: only sends, which it leaves to the agent.
      * @return how many frames ran, or -1 if the conductor must look at the ring.
      */
-    int runSends(final boolean streamOnly)
+    int runSends(final boolean sendsOnly)
     {
         if (!lock.tryLock())
         {
@@ -338,9 +340,9 @@ final class DriverSession
             }
             onAgent = true;
             leftToConductor = false;
-            agentStreamSends = 0;
-            agentOthers = streamOnly ? AGENT_BATCH : 0;
-            final int ran = runRingFrames(AGENT_STREAM_BATCH + AGENT_BATCH);
+            agentSends = 0;
+            agentOthers = sendsOnly ? AGENT_BATCH : 0;
+            final int ran = runRingFrames(AGENT_SEND_BATCH + AGENT_BATCH);
             if (blockedOn != null)
             {
                 interest(); // a send waits for room in its socket's queue: the connection's reads stop meanwhile
@@ -357,8 +359,8 @@ final class DriverSession
     }
 
     /**
-     * Agent, while the conductor is awake: runs the large sends the conductor left in the ring for it, if it left any
-     * since the last call (so a client streaming small frames, all of them the conductor's, costs the agent nothing).
+     * Agent, while the conductor is awake: runs the sends the conductor left in the ring for it, if it left any since
+     * the last call (so a client streaming other frames, all of them the conductor's, costs the agent nothing).
      *
      * @return how many ran.
      */
@@ -372,8 +374,8 @@ final class DriverSession
         return Math.max(runSends(true), 0);
     }
 
-    /** Agent, after {@link #runSends}: whether it ran a full {@link #AGENT_BATCH} of frames other than large sends. */
-    boolean streamsSmallFrames()
+    /** Agent, after {@link #runSends}: whether it ran a full {@link #AGENT_BATCH} of frames other than sends. */
+    boolean streamsOtherFrames()
     {
         return agentOthers == AGENT_BATCH;
     }
@@ -573,7 +575,7 @@ final class DriverSession
         {
             return false; // the frame after: over the connection, not here yet
         }
-        boolean streamSend = false;
+        boolean send = false;
         if (onAgent)
         {
             if (!agentMayRun(buffer, index, length))
@@ -581,8 +583,8 @@ final class DriverSession
                 leftToConductor = true;
                 return false;
             }
-            streamSend = isStreamSend(buffer, index, length);
-            if (streamSend ? agentStreamSends == AGENT_STREAM_BATCH : agentOthers == AGENT_BATCH)
+            send = isSend(buffer, index);
+            if (send ? agentSends == AGENT_SEND_BATCH : agentOthers == AGENT_BATCH)
             {
                 return false; // this cycle's share: the next cycle goes on
             }
@@ -595,7 +597,7 @@ final class DriverSession
                 end(problem);
                 return false;
             }
-            if (server.agentRunsRings() && isStreamSend(buffer, index, length) && agentMayRun(buffer, index, length))
+            if (server.agentRunsRings() && isSend(buffer, index) && agentMayRun(buffer, index, length))
             {
                 leftToAgent = true;
                 return false; // the agent's (the stream stays on its CPU)
@@ -623,9 +625,9 @@ final class DriverSession
         ranFromRing++;
         if (onAgent)
         {
-            if (streamSend)
+            if (send)
             {
-                agentStreamSends++;
+                agentSends++;
             }
             else
             {
@@ -656,18 +658,18 @@ final class DriverSession
         {
             return !overConsumed(entry, buffer.getLong(index + HEADER));
         }
-        // a small send only into an empty send buffer, as an embedded blocking send transmits in its caller: while
-        // earlier messages are unacked the client streams, and the conductor queues them for the agent to write in
-        // batches; a large one always, but never one that would overrun the buffer (the conductor cuts that client off)
+        // a send into an empty buffer, as an embedded blocking send transmits in its caller; behind unacked messages
+        // (a stream) one appended, or large, but never one that would overrun the buffer (the conductor cuts that
+        // client off)
         final long queued = entry.socket.sendQueuedBytes();
-        return queued == 0 || (isStreamSend(buffer, index, length) && queued < 2L * entry.largestSendBuffer);
+        return queued == 0 || (queued < 2L * entry.largestSendBuffer &&
+            (length - HEADER - ADDRESS >= AGENT_QUEUED_PAYLOAD ||
+            entry.socket.mayAppendTo(addresses.get(buffer, index + HEADER).getAddress())));
     }
 
-    /** Whether a ring frame the agent may run is a send of at least {@link #AGENT_STREAM_PAYLOAD} bytes. */
-    private static boolean isStreamSend(final MutableDirectBuffer buffer, final int index, final int length)
+    private static boolean isSend(final MutableDirectBuffer buffer, final int index)
     {
-        return buffer.getByte(index + DriverProtocol.TYPE_OFFSET) == DriverProtocol.SEND &&
-            length - HEADER - ADDRESS >= AGENT_STREAM_PAYLOAD;
+        return buffer.getByte(index + DriverProtocol.TYPE_OFFSET) == DriverProtocol.SEND;
     }
 
     /** Runs the client's next frame (numbered {@link #nextFrame}); once run, the number after is next. */

@@ -310,7 +310,17 @@ final class RdsSocketImpl extends SocketBase
      */
     private boolean mayAppend(final SendRing ring, final InetSocketAddress destination)
     {
-        return ring != null && outbound.isEmpty() && destination.getAddress() != appendsNever && sendQueued.get() != 0;
+        return ring != null && outbound.isEmpty() && mayAppendTo(destination.getAddress()) && sendQueued.get() != 0;
+    }
+
+    /**
+     * Whether a message to {@code destination} may be appended as far as this socket has seen: false once its transport
+     * turned out never to take appended frames. Any thread (a driver's conductor may read a stale answer: then the
+     * agent runs a send it would have left, or leaves one it would have run, both correct).
+     */
+    boolean mayAppendTo(final InetAddress destination)
+    {
+        return destination != appendsNever;
     }
 
     /**
@@ -346,12 +356,14 @@ final class RdsSocketImpl extends SocketBase
         final int sport)
     {
         final SendRing ring = sendRing;
-        if (!mayAppend(ring, destination) || ring.unreadBytes() > 0)
+        if (ring == null || sendQueued.get() == 0 || !mayAppendTo(destination.getAddress()))
         {
             return NOT_APPENDED;
         }
+        // the connection first, whatever else stops this message: a transport that never takes appended frames is
+        // learnt at the first send behind unacked ones (a driver's conductor then keeps the small sends, agentMayRun)
         final Connection connection = appendingConnection(destination);
-        if (connection == null)
+        if (connection == null || !outbound.isEmpty() || ring.unreadBytes() > 0)
         {
             return NOT_APPENDED;
         }
