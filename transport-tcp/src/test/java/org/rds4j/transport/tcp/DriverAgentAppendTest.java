@@ -1,8 +1,8 @@
 package org.rds4j.transport.tcp;
 
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -67,7 +67,7 @@ class DriverAgentAppendTest
             .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).tcpSendRingBytes(4 << 20).build())
             .sendBufferBytes(4 << 20).build();
         final InetSocketAddress to = new InetSocketAddress(B_IP, 7000);
-        // the driver's agent yields and never parks, so that it, not the conductor, runs the large sends (the
+        // the driver's agent yields and never parks, so that it, not the conductor, runs the sends (the
         // conductor runs them while the agent is parked, as DriverSendsTest counts): what is tested here is what the
         // agent does with them, not which thread the scheduler lets take them
         try (DriverServer driver = DriverServer.start(config.toBuilder().name("dapp-drv").idleStrategy("yield").build(),
@@ -94,9 +94,9 @@ class DriverAgentAppendTest
                     first.readNumbered(from, end - from, size, false, WAIT);
                 }
                 final long appended = appended(driver) - before;
-                // 1,993-1,999 of the 1,999 beside two busy loops, JDK 17 and 25; none with the change undone. Not all:
-                // now and then the agent stands aside and the conductor runs a send, which goes the usual way, and so
-                // do the rest of that batch
+                // 1 KiB: 1,993-1,999 of the 1,999 beside two busy loops, JDK 17 and 25; 64 B: 1,998-1,999; none with
+                // the appends undone. Not all: now and then the agent stands aside and the conductor runs a send,
+                // which goes the usual way, and so do the rest of that batch
                 System.out.printf("%d of %d %d B sends appended by the driver's agent%n", appended, COUNT - 1, size);
                 assertTrue(appended >= COUNT * 9 / 10,
                     () -> appended + " of " + (COUNT - 1) + " appended by the driver's agent; " + driver.counters());
