@@ -226,7 +226,7 @@ final class RdsSocketImpl extends SocketBase
     private int append(final ByteBuffer src, final InetSocketAddress destination, final int length, final int sport)
     {
         final SendRing ring = sendRing;
-        if (!mayAppend(ring, destination))
+        if (!mayAppend(ring, destination) || !outbound.isEmpty()) // messages handed over outside the ring go first
         {
             return NOT_APPENDED;
         }
@@ -303,14 +303,14 @@ final class RdsSocketImpl extends SocketBase
     }
 
     /**
-     * Whether a message to {@code destination} may be appended at all: the first send maps the ring; messages handed
-     * over outside it go first; a message alone in the send buffer (a request, a reply) goes the usual way, a duty
-     * cycle that writes it from memory used again at once (appended, the round trip's p90 was a quarter longer:
-     * benchmarks.md, 2026-12-02).
+     * Whether a message to {@code destination} may be appended at all, whichever thread appends it: the first send maps
+     * the ring; a message alone in the send buffer (a request, a reply) goes the usual way, a duty cycle that writes it
+     * from memory used again at once (appended, the round trip's p90 was a quarter longer: benchmarks.md, 2026-12-02).
+     * Each caller then tests what the stack holds of this socket's earlier messages.
      */
     private boolean mayAppend(final SendRing ring, final InetSocketAddress destination)
     {
-        return ring != null && outbound.isEmpty() && mayAppendTo(destination.getAddress()) && sendQueued.get() != 0;
+        return ring != null && sendQueued.get() != 0 && mayAppendTo(destination.getAddress());
     }
 
     /**
@@ -356,7 +356,7 @@ final class RdsSocketImpl extends SocketBase
         final int sport)
     {
         final SendRing ring = sendRing;
-        if (ring == null || sendQueued.get() == 0 || !mayAppendTo(destination.getAddress()))
+        if (!mayAppend(ring, destination))
         {
             return NOT_APPENDED;
         }
