@@ -995,6 +995,9 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         private UnsafeBuffer in;
         private final AddressCache addresses = new AddressCache();
         private final ArrayList<DriverSocket> woken = new ArrayList<>();
+        /** The socket found last, in the map of the sockets as it was then ({@link #socket}). */
+        private Int2ObjectHashMap<DriverSocket> lookedUpIn;
+        private DriverSocket lastSocket;
         /** The number of the driver's next batch of frames to hand on. */
         private int nextBatch = 1;
         private final DriverRing.Handler fromRing = this::fromRing;
@@ -1172,6 +1175,26 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             return length;
         }
 
+        /**
+         * @return the socket {@code id}, or null if there is none (closed here meanwhile): the map's lookup was
+         *         5-6 % of this thread in a 64 B stream, whose frames name the same socket (benchmarks.md,
+         *         2026-12-04). The map is replaced whole when a socket opens or closes, which ends what was found in
+         *         the one before.
+         */
+        private DriverSocket socket(final int id)
+        {
+            final Int2ObjectHashMap<DriverSocket> map = sockets;
+            final DriverSocket last = lastSocket;
+            if (map == lookedUpIn && last != null && last.id() == id)
+            {
+                return last;
+            }
+            final DriverSocket socket = map.get(id);
+            lookedUpIn = map;
+            lastSocket = socket;
+            return socket;
+        }
+
         /** Hands on the whole frames of a batch, which fill it exactly. */
         private void dispatchBatch(final UnsafeBuffer buffer, final int offset, final int length) throws IOException
         {
@@ -1184,7 +1207,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                 {
                     throw new IOException("bad frame length " + frameLength + " in a batch from the driver");
                 }
-                dispatch(buffer, position, frameLength, addresses, woken);
+                dispatch(buffer, position, frameLength, this);
                 position += frameLength;
             }
         }
@@ -1285,9 +1308,10 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
         CloseHelper.quietClose(channel);
     }
 
-    private void dispatch(final UnsafeBuffer in, final int offset, final int length, final AddressCache addresses,
-        final ArrayList<DriverSocket> woken) throws IOException
+    private void dispatch(final UnsafeBuffer in, final int offset, final int length, final Reading reading)
+        throws IOException
     {
+        final AddressCache addresses = reading.addresses;
         final byte type = in.getByte(offset + DriverProtocol.TYPE_OFFSET);
         final int body = offset + HEADER;
         if (type == DriverProtocol.PEER)
@@ -1311,7 +1335,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
             }
             return;
         }
-        final DriverSocket socket = sockets.get(in.getInt(offset + DriverProtocol.SOCKET_OFFSET));
+        final DriverSocket socket = reading.socket(in.getInt(offset + DriverProtocol.SOCKET_OFFSET));
         if (socket == null)
         {
             return; // closed here meanwhile
@@ -1323,7 +1347,7 @@ final class DriverStack implements RdsStack, WatchableSocket.Waiting
                     !socket.wakePending)
                 {
                     socket.wakePending = true;
-                    woken.add(socket);
+                    reading.woken.add(socket);
                 }
                 break;
             case DriverProtocol.NOTIFY:

@@ -323,6 +323,12 @@ final class RdsSocketImpl extends SocketBase
         return destination != appendsNever;
     }
 
+    /** Whether {@link #mayAppendTo} is true of every destination, which a caller may test before it has the one. */
+    boolean mayAppendToAll()
+    {
+        return appendsNever == null;
+    }
+
     /**
      * The thread running the duty cycle: the connection to {@code destination} if its transport takes appended frames
      * now, else null (and never again from this socket if it never does).

@@ -184,6 +184,67 @@ class DriverLivenessTest
         }
     }
 
+    /**
+     * The session remembers the socket a frame named last (a stream's frames name the same one): a number closed
+     * and opened again must name the new socket, and a closed number none, whether the conductor runs the frame (on
+     * the connection) or the agent (from the ring).
+     */
+    @Test
+    void aSocketNumberClosedAndOpenedAgainNamesTheNewSocket() throws Exception
+    {
+        final DriverServer driver = stacks.start(stacks.config("live-reopen"));
+        try (RdsStack good = stacks.attach(driver, "live-reopen-good"))
+        {
+            final RdsSocket receiver = good.openSocket().bind(new InetSocketAddress(A_IP, 7009));
+            receiver.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            try (RawDriverClient raw = new RawDriverClient(driver))
+            {
+                raw.hello();
+                assertEquals(0, raw.bind(new InetSocketAddress(A_IP, 7008)));
+                raw.write(DriverProtocol.SEND, 1, sendBody(receiver.localAddress(), (byte)1));
+                expectFrom(receiver, 7008, (byte)1);
+
+                raw.write(DriverProtocol.CLOSE, 1, body(0));
+                raw.write(DriverProtocol.OPEN, 1, body(8).putInt(1 << 20).putInt(1 << 20).flip());
+                final ByteBuffer bind = body(8 + DriverProtocol.ADDRESS).putInt(8).putInt(0);
+                DriverProtocol.putAddress(new UnsafeBuffer(bind), 8, new InetSocketAddress(A_IP, 7010));
+                raw.write(DriverProtocol.BIND, 1, bind.position(bind.capacity()).flip());
+                ByteBuffer reply;
+                do
+                {
+                    reply = raw.readFrame(); // after the close's last RELEASED report
+                }
+                while (reply.get(DriverProtocol.TYPE_OFFSET) != DriverProtocol.REPLY);
+                assertEquals(8, reply.getInt(DriverProtocol.HEADER), "the call's number");
+                assertEquals(0, reply.getInt(DriverProtocol.HEADER + 4), "the new socket 1 bound");
+                raw.writeToRing(DriverProtocol.SEND, 1, sendBody(receiver.localAddress(), (byte)2));
+                raw.write(DriverProtocol.SEND, 1, sendBody(receiver.localAddress(), (byte)3));
+                expectFrom(receiver, 7010, (byte)2);
+                expectFrom(receiver, 7010, (byte)3);
+
+                raw.write(DriverProtocol.CLOSE, 1, body(0));
+                raw.write(DriverProtocol.SEND, 1, sendBody(receiver.localAddress(), (byte)4));
+                raw.readToEnd();
+            }
+            Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
+            assertEquals(0L, driver.counters().get("driver_clients_gone"), "cut off for the send on a closed socket");
+        }
+    }
+
+    private static ByteBuffer sendBody(final InetSocketAddress destination, final byte payload)
+    {
+        final ByteBuffer send = body(DriverProtocol.ADDRESS + 1);
+        DriverProtocol.putAddress(new UnsafeBuffer(send), 0, destination);
+        return send.put(DriverProtocol.ADDRESS, payload);
+    }
+
+    private static void expectFrom(final RdsSocket receiver, final int port, final byte payload) throws IOException
+    {
+        final ByteBuffer dst = ByteBuffer.allocate(16);
+        assertEquals(new InetSocketAddress(A_IP, port), receiver.receive(dst));
+        assertArrayEquals(new byte[] {payload}, java.util.Arrays.copyOf(dst.array(), dst.position()));
+    }
+
     @Test
     void framesRunInTheOrderOfTheirNumbersWhetherInTheRingOrOnTheConnection() throws Exception
     {
