@@ -1,5 +1,6 @@
 package org.rds4j;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -30,12 +31,27 @@ public final class PeerAllowList
     private final List<String> entries;
     private final byte[][] networks;
     private final int[] prefixes;
+    /** The IPv4 entries again, each as its network and mask in an int: {@link #allows} copies no address. */
+    private final int[] ipv4Networks;
+    private final int[] ipv4Masks;
 
     private PeerAllowList(final List<String> entries, final byte[][] networks, final int[] prefixes)
     {
         this.entries = entries;
         this.networks = networks;
         this.prefixes = prefixes;
+        final int ipv4 = (int)Arrays.stream(networks).filter(network -> network.length == 4).count();
+        ipv4Networks = new int[ipv4];
+        ipv4Masks = new int[ipv4];
+        for (int i = 0, j = 0; i < networks.length; i++)
+        {
+            if (networks[i].length == 4)
+            {
+                ipv4Networks[j] = (networks[i][0] & 0xFF) << 24 | (networks[i][1] & 0xFF) << 16 |
+                    (networks[i][2] & 0xFF) << 8 | (networks[i][3] & 0xFF);
+                ipv4Masks[j++] = prefixes[i] == 0 ? 0 : -1 << (32 - prefixes[i]);
+            }
+        }
     }
 
     /**
@@ -150,7 +166,20 @@ public final class PeerAllowList
         {
             return true;
         }
-        final byte[] bytes = address.getAddress();
+        if (address instanceof Inet4Address)
+        {
+            // an Inet4Address's hash code is its address: no copy of it per call, a check every send makes
+            final int bits = address.hashCode();
+            for (int i = 0; i < ipv4Networks.length; i++)
+            {
+                if ((bits & ipv4Masks[i]) == ipv4Networks[i])
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+        final byte[] bytes = address.getAddress(); // an IPv6 address, copied: its class shows no other way
         for (int i = 0; i < networks.length; i++)
         {
             if (networks[i].length == bytes.length && matches(networks[i], prefixes[i], bytes))

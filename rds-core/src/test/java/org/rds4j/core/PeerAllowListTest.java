@@ -25,6 +25,31 @@ class PeerAllowListTest
         assertTrue(PeerAllowList.ALL.allows(ip("fd00::1")));
     }
 
+    /** The check runs on every send: for an IPv4 address it copies nothing (it copied the address each time). */
+    @Test
+    void anIpv4AddressIsCheckedWithoutAllocating()
+    {
+        final PeerAllowList list = PeerAllowList.of("fd00::/8", "10.1.0.0/16", "192.168.1.7");
+        final java.net.InetAddress[] addresses = {ip("10.1.2.3"), ip("192.168.1.7"), ip("10.2.0.1")};
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        // a round may see a one-off allocation of the JVM's own as code is compiled; one per call shows in every round
+        final long[] allocated = new long[3];
+        int allowed = 0;
+        for (int r = 0; r < allocated.length; r++)
+        {
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 999; i++)
+            {
+                allowed += list.allows(addresses[i % 3]) ? 1 : 0;
+            }
+            allocated[r] = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        assertEquals(3 * 666, allowed, "10.1.2.3 and 192.168.1.7 allowed, 10.2.0.1 not");
+        assertEquals(0, java.util.Arrays.stream(allocated).min().getAsLong(),
+            () -> "bytes allocated by each round of 999 checks: " + java.util.Arrays.toString(allocated));
+    }
+
     @Test
     void ipv4AddressesAndBlocks()
     {
