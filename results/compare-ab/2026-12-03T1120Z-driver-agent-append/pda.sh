@@ -1,7 +1,8 @@
 #!/bin/bash
 # pda.sh SIZE: rds4j pair through drivers (default config + --driver), system-wide perf over 3 s of the window,
 # JIT symbols from jcmd Compiler.perfmap of every JVM; SRCX/SINKX extra args per side (default --driver both);
-# XTOOL: JVM options added to every JVM (drivers too), e.g. -Dx.readeryields=20 for reader-yields.patch; WU: --warmup s (default 2)
+# XTOOL: JVM options added to every JVM (drivers too), e.g. -Dx.readeryields=20 for reader-yields.patch; WU: --warmup s (default 2);
+# PSLEEP: seconds after the source starts before perf records (default 5)
 JAR=${JAR:-/work/main/compare/target/compare.jar}
 SIZE=${1:-64}
 OPTS="--io block --agent-idle backoff --idle yield"
@@ -14,7 +15,7 @@ for i in $(seq 200); do grep -q READY /tmp/w/sink.out && break; sleep 0.1; done
 java -cp $JAR org.rds4j.compare.Main ${ASYS:-rds4j}-source $common $OPTS ${SRCX---driver} --timeout 60 > /tmp/w/src.out 2>/tmp/w/src.err &
 AP=$!
 if [ -n "$PERF" ]; then
-  sleep 5
+  sleep ${PSLEEP:-5}
   perf record -a -F 1999 -g -o /tmp/w/all.data -- sleep 3 2>/dev/null
   for j in $(pgrep -f org.rds4j.compare.Main); do jcmd $j Compiler.perfmap >/dev/null 2>&1 & done; wait
 fi

@@ -1,6 +1,6 @@
 #!/bin/bash
 SIZE=${1:-64}
-XTOOL=-XX:+DebugNonSafepoints WU=10 DUR=6 JAR=${JAR:-/tmp/w/B.jar} bash /tmp/w/pda.sh $SIZE > /tmp/w/pair.out 2>&1 &
+XTOOL=-XX:+DebugNonSafepoints WU=10 DUR=6 JAR=${JAR:-/tmp/w/B.jar} bash /work/main/results/compare-ab/2026-12-03T1120Z-driver-agent-append/pda.sh $SIZE > /tmp/w/pair.out 2>&1 &
 sleep 13
 for j in $(pgrep -f 'org.rds4j.compare.Main rds4j-'); do
   a=$(tr '\0' ' ' < /proc/$j/cmdline)

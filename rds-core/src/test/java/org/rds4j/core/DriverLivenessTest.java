@@ -167,8 +167,7 @@ class DriverLivenessTest
         final DriverServer driver = stacks.start(stacks.config(name));
         try (RdsStack good = stacks.attach(driver, name + "-good"))
         {
-            final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, port));
-            socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            final RdsSocket socket = receiver(good, port);
             try (RawDriverClient bad = new RawDriverClient(driver))
             {
                 bad.hello();
@@ -195,8 +194,7 @@ class DriverLivenessTest
         final DriverServer driver = stacks.start(stacks.config("live-reopen"));
         try (RdsStack good = stacks.attach(driver, "live-reopen-good"))
         {
-            final RdsSocket receiver = good.openSocket().bind(new InetSocketAddress(A_IP, 7009));
-            receiver.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            final RdsSocket receiver = receiver(good, 7009);
             try (RawDriverClient raw = new RawDriverClient(driver))
             {
                 raw.hello();
@@ -229,6 +227,14 @@ class DriverLivenessTest
             Await.until(WAIT, () -> driver.counters().get("driver_clients_cut_off") == 1L, () -> "" + driver.counters());
             assertEquals(0L, driver.counters().get("driver_clients_gone"), "cut off for the send on a closed socket");
         }
+    }
+
+    /** A socket of {@code stack} bound to {@code A_IP:port}, whose receive gives up after {@link #WAIT}. */
+    private static RdsSocket receiver(final RdsStack stack, final int port) throws IOException
+    {
+        final RdsSocket socket = stack.openSocket().bind(new InetSocketAddress(A_IP, port));
+        socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+        return socket;
     }
 
     private static ByteBuffer sendBody(final InetSocketAddress destination, final byte payload)
@@ -313,8 +319,7 @@ class DriverLivenessTest
         final DriverServer driver = stacks.start(stacks.config("live-down"));
         try (RdsStack good = stacks.attach(driver, "live-down-good"))
         {
-            final RdsSocket socket = good.openSocket().bind(new InetSocketAddress(A_IP, 7007));
-            socket.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
+            final RdsSocket socket = receiver(good, 7007);
             final long[][] positions = {{Long.MAX_VALUE, 3}, {-1, 1L << 40}, {DriverRing.DOWN_CAPACITY * 5L + 3, 0}};
             for (final long[] headAndTail : positions)
             {
