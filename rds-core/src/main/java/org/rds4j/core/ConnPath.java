@@ -285,15 +285,27 @@ final class ConnPath implements ConnectionPath
      */
     int doWork(final long nowNs)
     {
-        final ConnectionState current = state;
+        ConnectionState current = state;
         if (current == ConnectionState.UP || current == ConnectionState.HANDSHAKE)
         {
-            final boolean handshaking = current == ConnectionState.HANDSHAKE;
-            if (liveness.isDead(nowNs, handshaking))
+            if (liveness.isDead(nowNs, current == ConnectionState.HANDSHAKE))
             {
-                return dropSilentPeer(nowNs, handshaking);
+                // Silence is judged on what has arrived, not on what was read: the connections run before the
+                // transports' reads, and an agent held for a while (a pause, a starved CPU, a long first cycle)
+                // finds the deadline past with the peer's frames waiting. A kernel peer counts what TCP acked
+                // as delivered, so closing the path on them would lose them.
+                path.drainReceived();
+                if (path == null)
+                {
+                    return 1; // what was read dropped the path
+                }
+                current = state;
+                if (liveness.isDead(nowNs, current == ConnectionState.HANDSHAKE))
+                {
+                    return dropSilentPeer(nowNs, current == ConnectionState.HANDSHAKE);
+                }
             }
-            if (!handshaking && liveness.heartbeatDue(nowNs))
+            if (current == ConnectionState.UP && liveness.heartbeatDue(nowNs))
             {
                 queueHeartbeat();
             }

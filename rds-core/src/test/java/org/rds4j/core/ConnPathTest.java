@@ -309,7 +309,7 @@ class ConnPathTest
         connection.doWork(host.nowNs);
         assertEquals(ConnectionState.DOWN, path.state());
         assertTrue(wire.closed);
-        assertEquals(0, wire.drained, "a silent peer's path is not drained");
+        assertEquals(1, wire.drained, "read once before the peer is judged silent: nothing had arrived");
         assertEquals(2, connection.queuedMessages(), "the unanswered heartbeats are requeued");
         assertCounters("send_heartbeat", 2, "conn_heartbeat_timeout", 1, "conn_handshake_timeout", 0, "conn_reset", 1,
             "send_retransmitted", 2);
@@ -332,6 +332,57 @@ class ConnPathTest
         assertEquals(ConnectionState.DOWN, path.state());
         assertTrue(wire.closed);
         assertCounters("conn_handshake_timeout", 1, "conn_heartbeat_timeout", 0, "conn_reset", 1);
+    }
+
+    @Test
+    void framesWaitingUnreadAtTheHeartbeatTimeoutAreTakenInAndKeepThePathUp()
+    {
+        final FakeTransportPath wire = bringUp();
+        final long timeout = host.config.heartbeatTimeout().toNanos();
+        // the agent was held past the timeout while a data frame waited unread
+        host.advance(timeout);
+        wire.unread.add(frame(1, 0, 5, 9, 0, 0));
+        connection.doWork(host.nowNs);
+        assertEquals(ConnectionState.UP, path.state());
+        assertFalse(wire.closed);
+        assertEquals(1, wire.drained);
+        assertEquals(2, path.acks().nextRxSequence(), "the waiting frame was taken in");
+
+        host.advance(timeout);
+        connection.doWork(host.nowNs);
+        assertEquals(ConnectionState.DOWN, path.state(), "silent since: dropped");
+        assertEquals(2, wire.drained);
+        assertCounters("conn_heartbeat_timeout", 1, "conn_reset", 1, "recv_drop_no_sock", 1);
+    }
+
+    @Test
+    void framesWaitingUnreadAtTheHandshakeDeadlineAreTakenInAndMayEndTheHandshake()
+    {
+        final FakeTransportPath wire = new FakeTransportPath(path);
+        wire.canReportTransportAcks = true;
+        connect(wire);
+        host.advance(host.config.connectTimeout().toNanos());
+        // a kernel peer sends its queue, then its probe (sequenced, no generation), before it answers ours
+        wire.unread.add(frame(1, 0, 5, 9, 0, 0));
+        wire.unread.add(frame(2, 0, RdsHeader.PROBE_PORT, 0, 0, 0));
+        connection.doWork(host.nowNs);
+        assertEquals(ConnectionState.UP, path.state());
+        assertEquals(PeerKind.KERNEL_TRANSPORT_ACKED, path.peerKind());
+        assertFalse(wire.closed);
+        assertEquals(3, path.acks().nextRxSequence());
+        assertCounters("conn_handshake_timeout", 0, "conn_reset", 0, "recv_drop_no_sock", 1);
+    }
+
+    @Test
+    void aFrameWaitingUnreadAtTheTimeoutThatDropsThePathEndsTheCycle()
+    {
+        final FakeTransportPath wire = bringUp();
+        host.advance(host.config.heartbeatTimeout().toNanos());
+        wire.unread.add(frame(0, 0, RdsHeader.PROBE_PORT, 0, 0, PEER + 1));
+        assertEquals(1, connection.doWork(host.nowNs));
+        assertEquals(ConnectionState.DOWN, path.state());
+        assertTrue(wire.closed);
+        assertCounters("conn_peer_restart", 1, "conn_heartbeat_timeout", 0, "conn_reset", 1);
     }
 
     @Test
@@ -445,13 +496,20 @@ class ConnPathTest
     private void receive(final long sequence, final long ack, final int sport, final int dport, final int flags,
         final int generation)
     {
+        path.onFrame(frame(sequence, ack, sport, dport, flags, generation), 0);
+    }
+
+    /** A frame without payload; with the handshake extensions if {@code generation} is not 0. */
+    private static UnsafeBuffer frame(final long sequence, final long ack, final int sport, final int dport,
+        final int flags, final int generation)
+    {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[RdsHeader.LENGTH]);
         RdsHeader.write(buffer, 0, sequence, ack, 0, sport, dport, flags, 0);
         if (generation != 0)
         {
             RdsHeader.writeHandshakeExtensions(buffer, 0, 1, generation);
         }
-        path.onFrame(buffer, 0);
+        return buffer;
     }
 
     private static Frame data(final long sequence, final long ack, final int length, final int dport, final int flags)

@@ -31,6 +31,8 @@ final class FakeTransportPath implements TransportPath
     boolean reportingTransportAcks;
     boolean closed;
     int drained;
+    /** Frames that arrived and wait unread: the next {@link #drainReceived} hands them to the connection. */
+    final List<UnsafeBuffer> unread = new ArrayList<>();
 
     FakeTransportPath(final ConnectionPath connection)
     {
@@ -91,6 +93,10 @@ final class FakeTransportPath implements TransportPath
     public void drainReceived()
     {
         drained++;
+        while (!unread.isEmpty())
+        {
+            connection.onFrame(unread.remove(0), 0);
+        }
     }
 
     @Override

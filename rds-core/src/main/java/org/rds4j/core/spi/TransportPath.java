@@ -45,9 +45,9 @@ public interface TransportPath
 
     /**
      * The connection is about to drop this path for a fault that is not the peer's misbehaviour (a failed
-     * write, a stale path, a restart): hand every frame that has already arrived to the connection first, as
-     * reads do. A kernel peer over TCP counts what TCP acked as delivered, so bytes left unread would be lost.
-     * The path may fail while draining; it must not call this recursively.
+     * write, a stale path, a restart), or to judge its peer silent: hand every frame that has already arrived to
+     * the connection first, as reads do. A kernel peer over TCP counts what TCP acked as delivered, so bytes left
+     * unread would be lost. The path may fail while draining; it must not call this recursively.
      */
     default void drainReceived()
     {

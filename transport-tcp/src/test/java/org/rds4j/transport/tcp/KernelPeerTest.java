@@ -237,6 +237,45 @@ class KernelPeerTest
         }
     }
 
+    /**
+     * The stack is held (INVOKER mode, no duty cycle) past the handshake deadline while a kernel peer, which
+     * answers the probe only after its queue, sends data that TCP acks. The next cycle runs the connections before
+     * the reads: it must take in what arrived before it judges the peer silent, or the data is lost.
+     */
+    @Test
+    void framesTcpAckedWhileTheStackWasHeldPastTheHandshakeDeadlineAreDelivered() throws Exception
+    {
+        final InetAddress stackAddress = address(7, 10);
+        final Duration connectTimeout = Duration.ofMillis(300);
+        stack = RdsStack.open(RdsStackConfig.builder().name("kernel-held")
+            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).connectTimeout(connectTimeout)
+            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build());
+        final RdsSocket socket = stack.openSocket();
+        socket.bind(new InetSocketAddress(stackAddress, 5000));
+        socket.configureBlocking(false);
+        final FakePeer kernel = track(FakePeer.connect(address(7, 5), new InetSocketAddress(stackAddress, TCP_PORT), T));
+        kernel.sendCongestionMap(new byte[8192]);
+        Await.until(T, () -> stack.invoke() >= 0 && counter("conn_up") == 1, () -> stack.counters().toString());
+        final long upNs = System.nanoTime();
+        final int count = 50;
+        for (int i = 1; i <= count; i++)
+        {
+            kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
+        }
+        kernel.awaitAcked(T);
+        Thread.sleep(Math.max(0, connectTimeout.toMillis() * 2 - (System.nanoTime() - upNs) / 1_000_000));
+        stack.invoke();
+        assertEquals(0, counter("conn_handshake_timeout"), () -> stack.counters().toString());
+        assertEquals(0, counter("conn_reset"));
+        for (int i = 1; i <= count; i++)
+        {
+            final ByteBuffer buffer = ByteBuffer.allocate(100);
+            assertTrue(socket.receive(buffer) != null, "message " + i + " was lost with the path");
+            buffer.flip();
+            assertEquals("message " + i, new String(buffer.array(), 0, buffer.limit()));
+        }
+    }
+
     /** A peer that tells a generation (rds4j) is still acked only by RDS acks: TCP's acks release nothing. */
     @Test
     void aPeerWithAGenerationIsAckedOnlyByRdsAcks() throws Exception
