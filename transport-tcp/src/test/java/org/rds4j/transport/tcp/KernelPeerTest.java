@@ -1,5 +1,6 @@
 package org.rds4j.transport.tcp;
 
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -7,6 +8,8 @@ import org.rds4j.RdsOptions;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.core.CoreStack;
+import org.rds4j.core.StackOptions;
 import org.rds4j.core.test.Await;
 import org.rds4j.transport.tcp.FakePeer.Frame;
 
@@ -225,7 +228,7 @@ class KernelPeerTest
             kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
         }
         kernel.awaitAcked(T);
-        ((org.rds4j.core.CoreStack)stack).transport("tcp").abortAll();
+        ((CoreStack)stack).transport("tcp").abortAll();
         stack.invoke(); // the abort runs first in the cycle: the path is reset after it has been drained
         assertEquals(1, counter("conn_reset"));
         for (int i = 1; i <= count; i++)
@@ -238,32 +241,33 @@ class KernelPeerTest
     }
 
     /**
-     * The stack is held (INVOKER mode, no duty cycle) past the handshake deadline while a kernel peer, which
-     * answers the probe only after its queue, sends data that TCP acks. The next cycle runs the connections before
-     * the reads: it must take in what arrived before it judges the peer silent, or the data is lost.
+     * The stack is held (INVOKER mode, no duty cycle) past the handshake deadline, on a clock the test moves, while a
+     * kernel peer, which answers the probe only after its queue, sends data that TCP acks. The next cycle runs the
+     * connections before the reads: it must take in what arrived before it judges the peer silent, or the data is
+     * lost.
      */
     @Test
     void framesTcpAckedWhileTheStackWasHeldPastTheHandshakeDeadlineAreDelivered() throws Exception
     {
         final InetAddress stackAddress = address(7, 10);
-        final Duration connectTimeout = Duration.ofMillis(300);
-        stack = RdsStack.open(RdsStackConfig.builder().name("kernel-held")
+        final Duration connectTimeout = Duration.ofSeconds(5);
+        final CachedNanoClock clock = new CachedNanoClock();
+        stack = CoreStack.open(RdsStackConfig.builder().name("kernel-held")
             .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).connectTimeout(connectTimeout)
-            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build());
+            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build(), new StackOptions().nanoClock(clock));
         final RdsSocket socket = stack.openSocket();
         socket.bind(new InetSocketAddress(stackAddress, 5000));
         socket.configureBlocking(false);
         final FakePeer kernel = track(FakePeer.connect(address(7, 5), new InetSocketAddress(stackAddress, TCP_PORT), T));
         kernel.sendCongestionMap(new byte[8192]);
         Await.until(T, () -> stack.invoke() >= 0 && counter("conn_up") == 1, () -> stack.counters().toString());
-        final long upNs = System.nanoTime();
         final int count = 50;
         for (int i = 1; i <= count; i++)
         {
             kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
         }
         kernel.awaitAcked(T);
-        Thread.sleep(Math.max(0, connectTimeout.toMillis() * 2 - (System.nanoTime() - upNs) / 1_000_000));
+        clock.advance(connectTimeout.toNanos());
         stack.invoke();
         assertEquals(0, counter("conn_handshake_timeout"), () -> stack.counters().toString());
         assertEquals(0, counter("conn_reset"));
@@ -274,6 +278,10 @@ class KernelPeerTest
             buffer.flip();
             assertEquals("message " + i, new String(buffer.array(), 0, buffer.limit()));
         }
+        // and silence is still found: nothing more arrives for the deadline
+        clock.advance(connectTimeout.toNanos());
+        stack.invoke();
+        assertEquals(1, counter("conn_handshake_timeout"), () -> stack.counters().toString());
     }
 
     /** A peer that tells a generation (rds4j) is still acked only by RDS acks: TCP's acks release nothing. */
