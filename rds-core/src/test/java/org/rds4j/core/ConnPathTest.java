@@ -233,9 +233,7 @@ class ConnPathTest
     @Test
     void aKernelTcpPeerIsSentNoAckOnlyFrameAndNoProbeOnLaterConnections()
     {
-        final FakeTransportPath wire = new FakeTransportPath(path);
-        wire.canReportTransportAcks = true;
-        connect(wire);
+        final FakeTransportPath wire = connect(transportAckedWire());
         connection.doWork(host.nowNs);
         assertEquals(List.of(CONGESTION, PROBE), wire.frames());
         receive(0, 0, RdsHeader.PROBE_PORT, 0, 0, 0);
@@ -249,8 +247,7 @@ class ConnPathTest
         assertEquals(List.of(), wire.frames());
 
         path.onPathDown(wire, "reset by the test");
-        final FakeTransportPath again = new FakeTransportPath(path);
-        again.canReportTransportAcks = true;
+        final FakeTransportPath again = transportAckedWire();
         connection.doWork(host.nowNs);
         path.onConnected(again);
         assertEquals(ConnectionState.UP, path.state(), "no handshake");
@@ -358,9 +355,7 @@ class ConnPathTest
     @Test
     void framesWaitingUnreadAtTheHandshakeDeadlineAreTakenInAndMayEndTheHandshake()
     {
-        final FakeTransportPath wire = new FakeTransportPath(path);
-        wire.canReportTransportAcks = true;
-        connect(wire);
+        final FakeTransportPath wire = connect(transportAckedWire());
         host.advance(host.config.connectTimeout().toNanos());
         // a kernel peer sends its queue, then its probe (sequenced, no generation), before it answers ours
         wire.unread.add(frame(1, 0, 5, 9, 0, 0));
@@ -457,6 +452,14 @@ class ConnPathTest
         path.connectIfDown();
         assertEquals(1, connection.doWork(host.nowNs));
         path.onConnected(wire);
+        return wire;
+    }
+
+    /** A wire that can report what the transport acked, as TCP's does: a kernel peer's on it. */
+    private FakeTransportPath transportAckedWire()
+    {
+        final FakeTransportPath wire = new FakeTransportPath(path);
+        wire.canReportTransportAcks = true;
         return wire;
     }
 

@@ -212,32 +212,11 @@ class KernelPeerTest
     @Test
     void framesTcpAckedBeforeADropAreDelivered() throws Exception
     {
-        final InetAddress stackAddress = address(6, 10);
-        stack = RdsStack.open(RdsStackConfig.builder().name("kernel-drain")
-            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
-            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build());
-        final RdsSocket socket = stack.openSocket();
-        socket.bind(new InetSocketAddress(stackAddress, 5000));
-        socket.configureBlocking(false);
-        final FakePeer kernel = track(FakePeer.connect(address(6, 5), new InetSocketAddress(stackAddress, TCP_PORT), T));
-        kernel.sendCongestionMap(new byte[8192]);
-        Await.until(T, () -> stack.invoke() >= 0 && counter("conn_up") == 1, () -> stack.counters().toString());
-        final int count = 50;
-        for (int i = 1; i <= count; i++)
-        {
-            kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
-        }
-        kernel.awaitAcked(T);
+        final RdsSocket socket = ackedButUnread(6, RdsStackConfig.builder().name("kernel-drain"), new StackOptions(), 50);
         ((CoreStack)stack).transport("tcp").abortAll();
         stack.invoke(); // the abort runs first in the cycle: the path is reset after it has been drained
         assertEquals(1, counter("conn_reset"));
-        for (int i = 1; i <= count; i++)
-        {
-            final ByteBuffer buffer = ByteBuffer.allocate(100);
-            assertTrue(socket.receive(buffer) != null, "message " + i + " was lost with the path");
-            buffer.flip();
-            assertEquals("message " + i, new String(buffer.array(), 0, buffer.limit()));
-        }
+        assertReceivesNumbered(socket, 50);
     }
 
     /**
@@ -249,35 +228,15 @@ class KernelPeerTest
     @Test
     void framesTcpAckedWhileTheStackWasHeldPastTheHandshakeDeadlineAreDelivered() throws Exception
     {
-        final InetAddress stackAddress = address(7, 10);
         final Duration connectTimeout = Duration.ofSeconds(5);
         final CachedNanoClock clock = new CachedNanoClock();
-        stack = CoreStack.open(RdsStackConfig.builder().name("kernel-held")
-            .transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build()).connectTimeout(connectTimeout)
-            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build(), new StackOptions().nanoClock(clock));
-        final RdsSocket socket = stack.openSocket();
-        socket.bind(new InetSocketAddress(stackAddress, 5000));
-        socket.configureBlocking(false);
-        final FakePeer kernel = track(FakePeer.connect(address(7, 5), new InetSocketAddress(stackAddress, TCP_PORT), T));
-        kernel.sendCongestionMap(new byte[8192]);
-        Await.until(T, () -> stack.invoke() >= 0 && counter("conn_up") == 1, () -> stack.counters().toString());
-        final int count = 50;
-        for (int i = 1; i <= count; i++)
-        {
-            kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
-        }
-        kernel.awaitAcked(T);
+        final RdsSocket socket = ackedButUnread(7, RdsStackConfig.builder().name("kernel-held").connectTimeout(connectTimeout),
+            new StackOptions().nanoClock(clock), 50);
         clock.advance(connectTimeout.toNanos());
         stack.invoke();
         assertEquals(0, counter("conn_handshake_timeout"), () -> stack.counters().toString());
         assertEquals(0, counter("conn_reset"));
-        for (int i = 1; i <= count; i++)
-        {
-            final ByteBuffer buffer = ByteBuffer.allocate(100);
-            assertTrue(socket.receive(buffer) != null, "message " + i + " was lost with the path");
-            buffer.flip();
-            assertEquals("message " + i, new String(buffer.array(), 0, buffer.limit()));
-        }
+        assertReceivesNumbered(socket, 50);
         // and silence is still found: nothing more arrives for the deadline
         clock.advance(connectTimeout.toNanos());
         stack.invoke();
@@ -305,6 +264,42 @@ class KernelPeerTest
         peer.sendAck(10);
         Await.until(T, () -> socket.sendQueuedBytes() == 0, () -> stack.counters().toString());
         assertEquals(10, counter("send_drop_acked"));
+    }
+
+    /**
+     * Opens an INVOKER stack with a socket bound at port 5000 of test {@code test}'s address, connects a kernel peer
+     * to it and has the peer send {@code count} messages numbered from 1 to that port, acked by TCP and left unread:
+     * the stack runs no duty cycle after the connection came up.
+     */
+    private RdsSocket ackedButUnread(final int test, final RdsStackConfig.Builder config, final StackOptions options,
+        final int count) throws Exception
+    {
+        final InetAddress stackAddress = address(test, 10);
+        stack = CoreStack.open(config.transportConfig(TcpConfig.builder().tcpPort(TCP_PORT).build())
+            .threading(org.rds4j.Threading.INVOKER).infoFile(false).build(), options);
+        final RdsSocket socket = stack.openSocket();
+        socket.bind(new InetSocketAddress(stackAddress, 5000));
+        socket.configureBlocking(false);
+        final FakePeer kernel = track(FakePeer.connect(address(test, 5), new InetSocketAddress(stackAddress, TCP_PORT), T));
+        kernel.sendCongestionMap(new byte[8192]);
+        Await.until(T, () -> stack.invoke() >= 0 && counter("conn_up") == 1, () -> stack.counters().toString());
+        for (int i = 1; i <= count; i++)
+        {
+            kernel.sendData(i, 0, 7000, 5000, 0, ("message " + i).getBytes());
+        }
+        kernel.awaitAcked(T);
+        return socket;
+    }
+
+    private static void assertReceivesNumbered(final RdsSocket socket, final int count) throws IOException
+    {
+        for (int i = 1; i <= count; i++)
+        {
+            final ByteBuffer buffer = ByteBuffer.allocate(100);
+            assertTrue(socket.receive(buffer) != null, "message " + i + " was lost with the path");
+            buffer.flip();
+            assertEquals("message " + i, new String(buffer.array(), 0, buffer.limit()));
+        }
     }
 
     private long lastQueued = -1;
