@@ -11,6 +11,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.TransportType;
 import org.rds4j.core.test.Await;
+import org.rds4j.core.test.ThreadMeter;
 import org.rds4j.core.test.MemoryStacks;
 import org.rds4j.core.test.StackFixture;
 
@@ -492,26 +493,21 @@ class SocketSemanticsTest
         final ByteBuffer dst = ByteBuffer.allocateDirect(64);
         // the first caches the sender's address
         assertEquals(100, sb.receive(dst, info));
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
-        // a round may see a one-off allocation of the JVM's own as code is compiled (a few hundred bytes at a
-        // random receive, never with -Xint); an allocation per receive shows in every round
-        final long[] allocated = new long[rounds];
-        int truncated = 0;
-        for (int r = 0; r < rounds; r++)
+        // a one-off allocation of the JVM's own (a few hundred bytes at a random receive, never with -Xint) may
+        // show in a round; one per receive shows in every round
+        final int[] truncated = new int[1];
+        final long[] allocated = ThreadMeter.allocatedByCallerPerRound(rounds, () ->
         {
-            final long before = threads.getCurrentThreadAllocatedBytes();
             for (int i = 0; i < perRound; i++)
             {
                 dst.clear();
                 if (sb.receive(dst, info) == 100 && info.truncated())
                 {
-                    truncated++;
+                    truncated[0]++;
                 }
             }
-            allocated[r] = threads.getCurrentThreadAllocatedBytes() - before;
-        }
-        assertEquals(rounds * perRound, truncated);
+        });
+        assertEquals(rounds * perRound, truncated[0]);
         assertEquals(0, java.util.Arrays.stream(allocated).min().getAsLong(),
             "bytes allocated by each round of " + perRound + " receives: " + java.util.Arrays.toString(allocated));
     }

@@ -101,6 +101,36 @@ public final class ThreadMeter
         }
     }
 
+    /** Work a thread repeats while its allocation is counted ({@link #allocatedByCallerPerRound}). */
+    @FunctionalInterface
+    public interface Round
+    {
+        void run() throws Exception;
+    }
+
+    /**
+     * The heap bytes the calling thread allocated in each of {@code rounds} runs of {@code round}. A round may see a
+     * one-off allocation of the JVM's own as code is compiled; an allocation per call shows in every round, so code
+     * that allocates nothing has a round of 0.
+     *
+     * @param rounds how many times to run {@code round}.
+     * @param round  the calls measured.
+     * @return the bytes of each round.
+     * @throws Exception what {@code round} threw.
+     */
+    public static long[] allocatedByCallerPerRound(final int rounds, final Round round) throws Exception
+    {
+        THREADS.setThreadAllocatedMemoryEnabled(true);
+        final long[] allocated = new long[rounds];
+        for (int r = 0; r < rounds; r++)
+        {
+            final long before = THREADS.getCurrentThreadAllocatedBytes();
+            round.run();
+            allocated[r] = THREADS.getCurrentThreadAllocatedBytes() - before;
+        }
+        return allocated;
+    }
+
     /** Each thread's allocated bytes at the start, and room for the answer. */
     public record AllocationStart(long[] before, long[] since)
     {
