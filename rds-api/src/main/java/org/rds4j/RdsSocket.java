@@ -139,12 +139,15 @@ public interface RdsSocket extends NetworkChannel
 
     /**
      * Hands up to {@code limit} queued messages to a handler without copying them, never blocking.
-     * Pending notifications are passed to the listener first.
+     * Pending notifications are passed to the listener first. The handler must not receive or poll this socket: the
+     * message it is handed is still the first queued, so it would get it again, and this call then throws
+     * {@link IllegalStateException} (no message is skipped).
      *
      * @param handler called once per message, on this thread.
      * @param limit   most messages to deliver in this call; must be positive.
      * @return the number of messages delivered, {@code 0} if none was queued.
      * @throws IOException if the socket is closed or not bound.
+     * @throws IllegalStateException if the handler received or polled this socket.
      */
     int poll(RdsMessageHandler handler, int limit) throws IOException;
 

@@ -218,7 +218,7 @@ final class DriverRing
             int at;
             while (taken < limit && (at = next()) >= 0)
             {
-                final int length = buffer.getInt(at);
+                final int length = records.length();
                 final long before = records.take(at); // taken even if the handler throws: not handed over twice
                 if (!handler.onRecord(buffer.getInt(at + NUMBER_OFFSET), buffer, at + RECORD_HEADER,
                     length - RECORD_HEADER))
@@ -253,9 +253,9 @@ final class DriverRing
     private int next()
     {
         final int at = records.next();
-        if (at >= 0 && buffer.getInt(at) < RECORD_HEADER)
+        if (at >= 0 && records.length() < RECORD_HEADER)
         {
-            throw new IllegalStateException("a record of " + buffer.getInt(at) + " bytes, shorter than its header");
+            throw new IllegalStateException("a record of " + records.length() + " bytes, shorter than its header");
         }
         return at;
     }

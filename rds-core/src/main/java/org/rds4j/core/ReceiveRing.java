@@ -120,7 +120,7 @@ final class ReceiveRing
         {
             return null;
         }
-        final int length = buffer.getInt(at) - PAYLOAD_OFFSET;
+        final int length = records.length() - PAYLOAD_OFFSET;
         buffer.getBytes(at + PAYLOAD_OFFSET, dst, Math.min(length, dst.remaining()));
         final InetSocketAddress sender = sender(at);
         lastLength = length;
@@ -147,7 +147,7 @@ final class ReceiveRing
         while (read < limit && (at = records.next()) >= 0)
         {
             read++;
-            final int length = buffer.getInt(at) - PAYLOAD_OFFSET;
+            final int length = records.length() - PAYLOAD_OFFSET;
             final int start = at + PAYLOAD_OFFSET;
             view.limit(start + length).position(start);
             try

@@ -52,6 +52,12 @@ final class RecordRing
     /** The tail as the reader last read it, checked: records up to it are complete. */
     private long tailCache;
     private long publishedHead;
+    /**
+     * The record {@link #next} returned and its length as checked there: the length is read once, so that a writer
+     * that changes it after the check (another process's) cannot move the head by what was not checked.
+     */
+    private int nextIndex = -1;
+    private int nextLength;
 
     /**
      * @param buffer   the memory: the records, then at least {@link #POSITIONS_LENGTH} bytes.
@@ -153,18 +159,35 @@ final class RecordRing
         {
             throw new IllegalStateException("a record of " + length + " bytes at " + index + " does not fit the ring");
         }
+        nextIndex = index;
+        nextLength = length;
         return index;
+    }
+
+    /** Reader: the length (its header included) of the record {@link #next} returned last. */
+    int length()
+    {
+        return nextLength;
     }
 
     /**
      * Reader: takes the record {@link #next} returned; the writer gets its room once the head is published.
      *
+     * @param at the record's index, as {@link #next} returned it.
      * @return the head before, for {@link #putBack}.
+     * @throws IllegalStateException if it is not the record {@link #next} returned last, or that one was taken already
+     *         (a read from within the handler of a read of the same ring): the head would not move past {@code at}.
      */
     long take(final int at)
     {
+        if (at != nextIndex)
+        {
+            throw new IllegalStateException("the record at " + at + " is not the one the ring's reader looked at last (" +
+                nextIndex + "): a read within a read?");
+        }
+        nextIndex = -1;
         final long before = head;
-        head += BitUtil.align(buffer.getInt(at), ALIGNMENT);
+        head += BitUtil.align(nextLength, ALIGNMENT);
         return before;
     }
 

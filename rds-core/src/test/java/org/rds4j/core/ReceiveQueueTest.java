@@ -369,6 +369,25 @@ class ReceiveQueueTest
      * until the client reports it taken, but does not wait here.
      */
     @Test
+    void aReceiveWithinAPollHandlerMakesThePollThrowAndSkipsNoMessage() throws Exception
+    {
+        queue = queue();
+        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
+        offer(from, bytes(8, 1));
+        offer(from, bytes(8, 2));
+        final ByteBuffer inner = ByteBuffer.allocate(64);
+
+        // the handler's receive takes the message it is handed once more; the poll then refuses to move past it again
+        assertThrows(IllegalStateException.class, () -> queue.poll((sender, payload) -> queue.takeInto(inner, null), 10));
+        assertArrayEquals(bytes(8, 1), Arrays.copyOf(inner.array(), inner.position()));
+        assertEquals(8, queue.queuedBytes());
+        final ByteBuffer next = ByteBuffer.allocate(64);
+        assertEquals(from, queue.takeInto(next, null));
+        assertArrayEquals(bytes(8, 2), Arrays.copyOf(next.array(), next.position()));
+        assertEquals(0, queue.queuedBytes());
+    }
+
+    @Test
     void theQueueIsDrainedOnlyWhenNoMessageAndNoEventWaits() throws Exception
     {
         queue = queue();

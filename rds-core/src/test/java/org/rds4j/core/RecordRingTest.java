@@ -1,0 +1,67 @@
+package org.rds4j.core;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * {@link RecordRing}: a reader takes what it checked, whatever the writer's side writes over the record meanwhile (a
+ * writer in another process), and each record once. The writer and the reader are two rings over one buffer, as in
+ * shared memory.
+ */
+class RecordRingTest
+{
+    private static final int CAPACITY = 1024;
+
+    @Test
+    void aLengthWrittenOverBetweenTheCheckAndTheTakeMovesTheHeadOnlyByTheLengthChecked()
+    {
+        final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RecordRing.POSITIONS_LENGTH));
+        final RecordRing writer = new RecordRing(memory, CAPACITY);
+        final RecordRing reader = new RecordRing(memory, CAPACITY);
+        for (int i = 0; i < 2; i++)
+        {
+            final int at = writer.claim(16);
+            memory.putInt(at + 4, i + 1);
+            writer.commit();
+        }
+
+        assertEquals(0, reader.next());
+        assertEquals(16, reader.length());
+        memory.putInt(0, 64); // past the tail (32): read again at the take, it would move the head beyond the records
+        reader.take(0);
+
+        assertEquals(16, reader.next());
+        assertEquals(16, reader.length());
+        assertEquals(2, memory.getInt(16 + 4));
+        reader.take(16);
+        assertEquals(-1, reader.next());
+    }
+
+    @Test
+    void aRecordIsTakenOnceAndOnlyAfterTheReaderLookedAtIt()
+    {
+        final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RecordRing.POSITIONS_LENGTH));
+        final RecordRing writer = new RecordRing(memory, CAPACITY);
+        final RecordRing reader = new RecordRing(memory, CAPACITY);
+        for (int i = 0; i < 2; i++)
+        {
+            writer.claim(16);
+            writer.commit();
+        }
+
+        assertThrows(IllegalStateException.class, () -> reader.take(0), "not looked at");
+        assertEquals(0, reader.next());
+        reader.take(0);
+        // a read within the handler of a read takes the record again: the outer take would skip the next one
+        assertThrows(IllegalStateException.class, () -> reader.take(0), "taken twice");
+        assertEquals(16, reader.next());
+        assertThrows(IllegalStateException.class, () -> reader.take(0), "another record than the one looked at");
+        reader.take(16);
+        assertEquals(-1, reader.next());
+    }
+}
