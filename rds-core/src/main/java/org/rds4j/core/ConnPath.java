@@ -423,24 +423,25 @@ final class ConnPath implements ConnectionPath
      * path is up and nothing of the queue waits to be sent before it.
      *
      * @param flags the sender's flags (ACK_REQUIRED past half its send buffer).
-     * @return false if not now: the message goes the usual way.
+     * @return the bytes appended and not yet flushed, this frame's included (the sender tests them at once: its batch's
+     *         first frame, a full batch), or -1 if not now: the message goes the usual way.
      */
-    boolean append(final RdsSocketImpl socket, final ByteBuffer payload, final int length, final int sport,
+    int append(final RdsSocketImpl socket, final ByteBuffer payload, final int length, final int sport,
         final int dport, final int flags)
     {
         final TransportPath current = path;
         if (state != ConnectionState.UP || current == null || !sender.mayAppend())
         {
-            return false;
+            return -1;
         }
         final long position = current.append(sender.appendSequence(), acks.ackValue(),
             sender.appendFlags(flags, length), sport, dport, payload, length);
         if (position < 0)
         {
-            return false;
+            return -1;
         }
         sender.appended(socket, length, sport << 16 | dport, position);
-        return true;
+        return current.appendedBytes();
     }
 
     /**
@@ -455,13 +456,6 @@ final class ConnPath implements ConnectionPath
             return 0;
         }
         return current.appends() ? 1 : -1;
-    }
-
-    /** @return bytes appended to the transport and not yet flushed. */
-    int appendedBytes()
-    {
-        final TransportPath current = path;
-        return current == null ? 0 : current.appendedBytes();
     }
 
     /** Sends what was appended to the transport. */

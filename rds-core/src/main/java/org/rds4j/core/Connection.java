@@ -122,7 +122,7 @@ final class Connection
     }
 
     /** See {@link ConnPath#append}. */
-    boolean append(final RdsSocketImpl socket, final ByteBuffer payload, final int length, final int sport,
+    int append(final RdsSocketImpl socket, final ByteBuffer payload, final int length, final int sport,
         final int dport, final int flags)
     {
         return paths[0].append(socket, payload, length, sport, dport, flags);
@@ -132,12 +132,6 @@ final class Connection
     int appends()
     {
         return paths[0].appends();
-    }
-
-    /** See {@link ConnPath#appendedBytes}. */
-    int appendedBytes()
-    {
-        return paths[0].appendedBytes();
     }
 
     /** See {@link ConnPath#flushAppended}. */

@@ -259,22 +259,24 @@ final class RdsSocketImpl extends SocketBase
             }
             final int sendBuffer = options.sendBufferBytes();
             final int flags = appendFlags(queued, length, sendBuffer);
-            if (!connection.append(this, src, length, sport, destination.getPort(), flags))
+            int appended = connection.append(this, src, length, sport, destination.getPort(), flags);
+            if (appended < 0)
             {
                 calls.cycleHeld(); // frames queued before it wait to be sent: they go now if the socket takes them
-                if (!connection.append(this, src, length, sport, destination.getPort(), flags))
+                appended = connection.append(this, src, length, sport, destination.getPort(), flags);
+                if (appended < 0)
                 {
                     sendQueued.addAndGet(-length);
                     return NOT_APPENDED;
                 }
             }
             // after the append: a full stage, or the cycle before the retry, may have sent the batch it would have joined
-            final boolean first = connection.appendedBytes() == RdsHeader.LENGTH + length;
+            final boolean first = appended == RdsHeader.LENGTH + length;
             counters.sendQueued.incrementOrdered();
             counters.sendAppended.incrementOrdered();
             src.position(src.limit());
             wakeFollower = followerWakes.appended(first);
-            if (queued == 0 || connection.appendedBytes() >= AgentCalls.appendBatchBytes(sendBuffer))
+            if (queued == 0 || appended >= AgentCalls.appendBatchBytes(sendBuffer))
             {
                 if (queued != 0)
                 {
@@ -375,7 +377,9 @@ final class RdsSocketImpl extends SocketBase
         }
         final long queued = sendQueued.getAndAdd(length);
         final int sendBuffer = options.sendBufferBytes();
-        if (!connection.append(this, src, length, sport, destination.getPort(), appendFlags(queued, length, sendBuffer)))
+        final int appended =
+            connection.append(this, src, length, sport, destination.getPort(), appendFlags(queued, length, sendBuffer));
+        if (appended < 0)
         {
             sendQueued.addAndGet(-length);
             return NOT_APPENDED;
@@ -383,7 +387,7 @@ final class RdsSocketImpl extends SocketBase
         counters.sendQueued.incrementOrdered();
         counters.sendAppended.incrementOrdered();
         src.position(src.limit());
-        if (connection.appendedBytes() >= AgentCalls.appendBatchBytes(sendBuffer))
+        if (appended >= AgentCalls.appendBatchBytes(sendBuffer))
         {
             counters.sendAppendedBatches.incrementOrdered();
             connection.flushAppended();
