@@ -35,6 +35,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ReceiveQueueTest
 {
     private static final int RING = 4096;
+    /** The sender of most tests' messages (an address literal: nothing is looked up). */
+    private static final InetSocketAddress FROM = new InetSocketAddress("10.1.2.3", 4000);
 
     /** Memory, as the default info directory is: the ring is a mapped file there. */
     private static final Path SHM = Path.of("/dev/shm");
@@ -105,29 +107,28 @@ class ReceiveQueueTest
     void receiveReportsTheFullLengthOfATruncatedMessageFromTheRingAndFromOutsideIt() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
-        offer(from, bytes(300, 1));
+        offer(FROM, bytes(300, 1));
         // larger than a record of the 4 KiB ring: it waits outside, and so does the one behind it
-        offer(from, bytes(2000, 2));
-        offer(from, bytes(5, 3));
+        offer(FROM, bytes(2000, 2));
+        offer(FROM, bytes(5, 3));
         assertEquals(2, counters.recvRingSpill.get());
 
         final RdsReceiveInfo info = new RdsReceiveInfo();
         final ByteBuffer small = ByteBuffer.allocate(7);
-        assertEquals(from, queue.takeInto(small, info));
-        assertEquals(from, info.sender());
+        assertEquals(FROM, queue.takeInto(small, info));
+        assertEquals(FROM, info.sender());
         assertEquals(300, info.length());
         assertTrue(info.truncated());
         assertArrayEquals(Arrays.copyOf(bytes(300, 1), 7), received(small));
 
         small.clear();
-        assertEquals(from, queue.takeInto(small, info));
+        assertEquals(FROM, queue.takeInto(small, info));
         assertEquals(2000, info.length());
         assertTrue(info.truncated());
         assertArrayEquals(Arrays.copyOf(bytes(2000, 2), 7), received(small));
 
         final ByteBuffer exact = ByteBuffer.allocate(5);
-        assertEquals(from, queue.takeInto(exact, info));
+        assertEquals(FROM, queue.takeInto(exact, info));
         assertEquals(5, info.length());
         assertFalse(info.truncated(), "exactly the room is not truncated");
         assertArrayEquals(bytes(5, 3), received(exact));
@@ -139,15 +140,14 @@ class ReceiveQueueTest
     void pollHandsEachPayloadInPlaceAndLeavesNoFileBehind() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         for (int i = 0; i < 5; i++)
         {
-            offer(from, bytes(8 * (i + 1), i));
+            offer(FROM, bytes(8 * (i + 1), i));
         }
         final List<byte[]> payloads = new ArrayList<>();
         assertEquals(3, queue.poll((sender, payload) ->
         {
-            assertEquals(from, sender);
+            assertEquals(FROM, sender);
             assertTrue(payload.isReadOnly());
             final byte[] copy = new byte[payload.remaining()];
             payload.get(copy);
@@ -170,12 +170,11 @@ class ReceiveQueueTest
     void messagesThatDoNotFitWaitOutsideTheRingAndEverythingComesInOrder() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         // a 4 KiB ring takes records up to 512 bytes (an eighth); 40 of 100 bytes fill it
         final int count = 200;
         for (int i = 0; i < count; i++)
         {
-            offer(from, bytes(i % 50 == 7 ? 3000 : 100, i));
+            offer(FROM, bytes(i % 50 == 7 ? 3000 : 100, i));
         }
         assertTrue(counters.recvRingSpill.get() > count / 2, "spilled " + counters.recvRingSpill.get());
         final ByteBuffer dst = ByteBuffer.allocate(4000);
@@ -204,7 +203,7 @@ class ReceiveQueueTest
             }
             if (round < 50)
             {
-                offer(from, bytes(100, count + round));
+                offer(FROM, bytes(100, count + round));
             }
         }
         assertNull(queue.takeInto(dst.clear(), null));
@@ -213,7 +212,7 @@ class ReceiveQueueTest
         final long allocated = counters.poolAlloc.get();
         for (int i = 0; i < count; i++)
         {
-            offer(from, bytes(i % 50 == 7 ? 3000 : 100, i));
+            offer(FROM, bytes(i % 50 == 7 ? 3000 : 100, i));
         }
         while (queue.takeInto(dst.clear(), null) != null)
         {
@@ -231,7 +230,6 @@ class ReceiveQueueTest
     void concurrentOffersAndTakesKeepTheOrderAcrossTheRingAndTheSpill() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         final int count = 1_000_000;
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final Thread producer = new Thread(() ->
@@ -246,7 +244,7 @@ class ReceiveQueueTest
                 {
                     Thread.onSpinWait();
                 }
-                queue.offer(from, message, 0, length, counters);
+                queue.offer(FROM, message, 0, length, counters);
             }
         }, "rq-producer");
         producer.start();
@@ -294,25 +292,24 @@ class ReceiveQueueTest
     void aRecordAfterTheRingsWrapIsTakenAtOnce() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         final ByteBuffer dst = ByteBuffer.allocate(450);
         // a 450-byte message is a record of 480 bytes: eight fill 3,840 of 4,096 bytes, the ninth waits outside
         for (int i = 0; i < 9; i++)
         {
-            offer(from, bytes(450, i));
+            offer(FROM, bytes(450, i));
         }
         assertEquals(1, counters.recvRingSpill.get());
         for (int i = 0; i < 9; i++)
         {
-            assertEquals(from, queue.takeInto(dst.clear(), null), "message " + i);
+            assertEquals(FROM, queue.takeInto(dst.clear(), null), "message " + i);
         }
         // the next record goes to the ring's start, behind padding at its end
-        offer(from, bytes(450, 42));
-        assertEquals(from, queue.takeInto(dst.clear(), null), "taken across the wrap");
+        offer(FROM, bytes(450, 42));
+        assertEquals(FROM, queue.takeInto(dst.clear(), null), "taken across the wrap");
         assertArrayEquals(bytes(450, 42), received(dst));
         for (int i = 0; i < 8; i++)
         {
-            offer(from, bytes(450, i));
+            offer(FROM, bytes(450, i));
         }
         assertEquals(8, queue.poll((sender, payload) -> { }, 10), "polled across the wrap");
     }
@@ -321,9 +318,8 @@ class ReceiveQueueTest
     void aHandlerThatThrowsStillConsumesItsMessage() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
-        offer(from, bytes(10, 1));
-        offer(from, bytes(10, 2));
+        offer(FROM, bytes(10, 1));
+        offer(FROM, bytes(10, 2));
         assertThrows(IllegalStateException.class, () -> queue.poll((sender, payload) ->
         {
             throw new IllegalStateException("the application's");
@@ -339,10 +335,9 @@ class ReceiveQueueTest
     {
         final Path notADirectory = Files.createFile(disk.resolve("file"));
         queue = new ReceiveQueue(pool, new UncongestedSocket(), () -> { }, notADirectory.resolve("rings"), RING);
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
-        offer(from, bytes(100, 1));
+        offer(FROM, bytes(100, 1));
         final ByteBuffer dst = ByteBuffer.allocate(100);
-        assertEquals(from, queue.takeInto(dst, null));
+        assertEquals(FROM, queue.takeInto(dst, null));
         assertArrayEquals(bytes(100, 1), received(dst));
         assertEquals(0, counters.recvRingSpill.get(), "in a ring all the same");
     }
@@ -351,10 +346,9 @@ class ReceiveQueueTest
     void closeFreesTheRingAndTheWaitingMessages() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         for (int i = 0; i < 60; i++)
         {
-            offer(from, bytes(100, i));
+            offer(FROM, bytes(100, i));
         }
         assertTrue(counters.recvRingSpill.get() > 0, "some wait outside the ring");
         queue.releaseAll();
@@ -363,18 +357,12 @@ class ReceiveQueueTest
         assertEquals(0, queue.poll((sender, payload) -> { }, 10));
     }
 
-    /**
-     * A driver's session may take a message past the queue only while nothing waits in it: a message in the ring or
-     * outside it, or an event, would be passed. A message held for the client ({@code offerHeld}) counts as queued
-     * until the client reports it taken, but does not wait here.
-     */
     @Test
     void aReceiveWithinAPollHandlerMakesThePollThrowAndSkipsNoMessage() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
-        offer(from, bytes(8, 1));
-        offer(from, bytes(8, 2));
+        offer(FROM, bytes(8, 1));
+        offer(FROM, bytes(8, 2));
         final ByteBuffer inner = ByteBuffer.allocate(64);
 
         // the handler's receive takes the message it is handed once more; the poll then refuses to move past it again
@@ -382,23 +370,27 @@ class ReceiveQueueTest
         assertArrayEquals(bytes(8, 1), Arrays.copyOf(inner.array(), inner.position()));
         assertEquals(8, queue.queuedBytes());
         final ByteBuffer next = ByteBuffer.allocate(64);
-        assertEquals(from, queue.takeInto(next, null));
+        assertEquals(FROM, queue.takeInto(next, null));
         assertArrayEquals(bytes(8, 2), Arrays.copyOf(next.array(), next.position()));
         assertEquals(0, queue.queuedBytes());
     }
 
+    /**
+     * A driver's session may take a message past the queue only while nothing waits in it: a message in the ring or
+     * outside it, or an event, would be passed. A message held for the client ({@code offerHeld}) counts as queued
+     * until the client reports it taken, but does not wait here.
+     */
     @Test
     void theQueueIsDrainedOnlyWhenNoMessageAndNoEventWaits() throws Exception
     {
         queue = queue();
-        final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 4000);
         assertTrue(queue.isDrained(), "new");
-        offer(from, bytes(10, 1));
+        offer(FROM, bytes(10, 1));
         assertFalse(queue.isDrained(), "a message in the ring");
         queue.takeInto(ByteBuffer.allocate(10), null);
         assertTrue(queue.isDrained(), "taken");
 
-        offer(from, bytes(2000, 2)); // larger than a record of the 4 KiB ring: it waits outside
+        offer(FROM, bytes(2000, 2)); // larger than a record of the 4 KiB ring: it waits outside
         assertEquals(1, counters.recvRingSpill.get());
         assertFalse(queue.isDrained(), "a message outside the ring");
         queue.takeInto(ByteBuffer.allocate(2000), null);
@@ -413,10 +405,10 @@ class ReceiveQueueTest
                 uncongested.add(destination);
             }
         });
-        queue.notifyListener(new Notification(Notification.Kind.UNCONGESTED, from));
+        queue.notifyListener(new Notification(Notification.Kind.UNCONGESTED, FROM));
         assertFalse(queue.isDrained(), "an event");
         assertEquals(0, queue.poll((sender, payload) -> { }, 10));
-        assertEquals(List.of(from), uncongested);
+        assertEquals(List.of(FROM), uncongested);
         assertTrue(queue.isDrained(), "the event delivered");
 
         assertEquals(100, queue.offerHeld(100), "the bytes queued with the held message");

@@ -17,18 +17,14 @@ class RecordRingTest
 {
     private static final int CAPACITY = 1024;
 
+    private final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RecordRing.POSITIONS_LENGTH));
+    private final RecordRing writer = new RecordRing(memory, CAPACITY);
+    private final RecordRing reader = new RecordRing(memory, CAPACITY);
+
     @Test
     void aLengthWrittenOverBetweenTheCheckAndTheTakeMovesTheHeadOnlyByTheLengthChecked()
     {
-        final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RecordRing.POSITIONS_LENGTH));
-        final RecordRing writer = new RecordRing(memory, CAPACITY);
-        final RecordRing reader = new RecordRing(memory, CAPACITY);
-        for (int i = 0; i < 2; i++)
-        {
-            final int at = writer.claim(16);
-            memory.putInt(at + 4, i + 1);
-            writer.commit();
-        }
+        writeTwoRecords();
 
         assertEquals(0, reader.next());
         assertEquals(16, reader.length());
@@ -45,14 +41,7 @@ class RecordRingTest
     @Test
     void aRecordIsTakenOnceAndOnlyAfterTheReaderLookedAtIt()
     {
-        final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(CAPACITY + RecordRing.POSITIONS_LENGTH));
-        final RecordRing writer = new RecordRing(memory, CAPACITY);
-        final RecordRing reader = new RecordRing(memory, CAPACITY);
-        for (int i = 0; i < 2; i++)
-        {
-            writer.claim(16);
-            writer.commit();
-        }
+        writeTwoRecords();
 
         assertThrows(IllegalStateException.class, () -> reader.take(0), "not looked at");
         assertEquals(0, reader.next());
@@ -63,5 +52,16 @@ class RecordRingTest
         assertThrows(IllegalStateException.class, () -> reader.take(0), "another record than the one looked at");
         reader.take(16);
         assertEquals(-1, reader.next());
+    }
+
+    /** Two records of 16 bytes, at 0 and 16, numbered 1 and 2 after their lengths. */
+    private void writeTwoRecords()
+    {
+        for (int i = 0; i < 2; i++)
+        {
+            final int at = writer.claim(16);
+            memory.putInt(at + 4, i + 1);
+            writer.commit();
+        }
     }
 }
