@@ -334,7 +334,7 @@ class ReceiveQueueTest
     void aDirectoryThatCannotHoldTheRingLeavesItInDirectMemory() throws Exception
     {
         final Path notADirectory = Files.createFile(disk.resolve("file"));
-        queue = new ReceiveQueue(pool, new UncongestedSocket(), () -> { }, notADirectory.resolve("rings"), RING);
+        queue = new ReceiveQueue(pool, new UncongestedSocket(RING), () -> { }, notADirectory.resolve("rings"), RING);
         offer(FROM, bytes(100, 1));
         final ByteBuffer dst = ByteBuffer.allocate(100);
         assertEquals(FROM, queue.takeInto(dst, null));
@@ -420,61 +420,7 @@ class ReceiveQueueTest
 
     private ReceiveQueue queue()
     {
-        return new ReceiveQueue(pool, new UncongestedSocket(), () -> { }, directory, RING);
-    }
-
-    /** Only whether the socket's port is marked congested is asked, on each take: never here. */
-    private static final class UncongestedSocket implements Congestion.Member
-    {
-        private final SocketAgentState state = new SocketAgentState();
-
-        @Override
-        public SocketAgentState agentState()
-        {
-            return state;
-        }
-
-        @Override
-        public int receiveBufferBytes()
-        {
-            return RING;
-        }
-
-        @Override
-        public LocalEndpoint endpoint()
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public InetSocketAddress localAddress()
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public long receiveQueuedBytes()
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Congestion.Sender congestion()
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void wakeSenders()
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void notifyListener(final Notification notification)
-        {
-            throw new UnsupportedOperationException();
-        }
+        return new ReceiveQueue(pool, new UncongestedSocket(RING), () -> { }, directory, RING);
     }
 
     private void offer(final InetSocketAddress sender, final byte[] payload)
