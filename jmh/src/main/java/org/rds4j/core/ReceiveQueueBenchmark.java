@@ -30,8 +30,10 @@ import java.util.concurrent.TimeUnit;
  * ({@link ReceiveQueue#takeInto}: the take lock, the record read and copied out, the bytes counted), without the
  * transport, the frame's rules or any thread hand-off. One operation is one message offered and taken; each invocation
  * offers a batch of {@value #MESSAGES} payloads that lie in one read buffer as whole RDS frames (as a TCP read holds
- * them), then takes them all. The baseline for the receive side's design in docs/receive-runs.md; in the package of
- * the queue, whose classes are not public. {@code -prof gc} should show ~0 B/op.
+ * them), then takes them all: {@code offerAndTake} offers each payload as a record of its own, {@code offerRunsAndTake}
+ * offers the frames in runs as long as a record carries ({@link ReceiveQueue#offerRun}), as the stack does for a TCP
+ * read's frames (docs/receive-runs.md). In the package of the queue, whose classes are not public. {@code -prof gc}
+ * should show ~0 B/op.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -103,6 +105,30 @@ public class ReceiveQueueBenchmark
         {
             queue.offer(sender, frames, i * frame + RdsHeader.LENGTH, size, counters);
         }
+        return takeAll();
+    }
+
+    /**
+     * Offers a batch in runs, then takes it.
+     *
+     * @return what was taken, for the JIT not to drop the copies.
+     */
+    @Benchmark
+    @OperationsPerInvocation(MESSAGES)
+    public long offerRunsAndTake()
+    {
+        final int frame = RdsHeader.LENGTH + size;
+        final int perRun = queue.maxRunBytes() / frame;
+        for (int first = 0; first < MESSAGES; first += perRun)
+        {
+            final int frames = Math.min(perRun, MESSAGES - first);
+            queue.offerRun(sender, this.frames, first * frame, frames * frame, frames * size, counters);
+        }
+        return takeAll();
+    }
+
+    private long takeAll()
+    {
         long taken = 0;
         for (int i = 0; i < MESSAGES; i++)
         {

@@ -497,7 +497,19 @@ final class ConnPath implements ConnectionPath
     @Override
     public void onFrame(final DirectBuffer buffer, final int offset)
     {
-        receiver.onFrame(this, buffer, offset);
+        receiver.onFrame(this, buffer, offset, false);
+    }
+
+    @Override
+    public void onHeldFrame(final DirectBuffer buffer, final int offset)
+    {
+        receiver.onFrame(this, buffer, offset, true);
+    }
+
+    @Override
+    public void onFramesEnd()
+    {
+        host.framesEnd();
     }
 
     /** A frame arrived: the peer is alive (and, while the handshake waits, gets longer to answer). */

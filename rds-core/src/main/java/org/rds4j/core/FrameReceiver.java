@@ -42,8 +42,9 @@ final class FrameReceiver
      * @param path   the path it came on.
      * @param buffer holds the frame.
      * @param offset of its header; the payload follows it.
+     * @param held   the frame stays in place until the transport ends its frames ({@link PathHost#framesEnd}).
      */
-    void onFrame(final ConnPath path, final DirectBuffer buffer, final int offset)
+    void onFrame(final ConnPath path, final DirectBuffer buffer, final int offset, final boolean held)
     {
         path.onFrameArrived();
         // each field read once (every read of a buffer is bounds checked): the flags, ack, sequence, and the length
@@ -107,7 +108,7 @@ final class FrameReceiver
             counters.recvDropNoSock.incrementOrdered();
             return;
         }
-        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)length);
+        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)length, held);
     }
 
     private RdsSocketImpl socketFor(final int dport)

@@ -96,10 +96,16 @@ interface PathHost
      * @param socket the socket bound to the frame's destination port.
      * @param sender the peer's address and sending port.
      * @param buffer holds the payload.
-     * @param offset of the payload.
+     * @param offset of the payload; its frame's RDS header lies before it.
      * @param length of the payload.
+     * @param held   the frame stays where it is, unchanged, until {@link #framesEnd}: the stack may queue it later,
+     *               with the frames after it in one copy; else it is queued before this returns.
      */
-    void deliver(RdsSocketImpl socket, InetSocketAddress sender, DirectBuffer buffer, int offset, int length);
+    void deliver(
+        RdsSocketImpl socket, InetSocketAddress sender, DirectBuffer buffer, int offset, int length, boolean held);
+
+    /** The frames a transport delivered as held are about to change or go: every one is queued when this returns. */
+    void framesEnd();
 
     /**
      * A message came for a port of {@code endpoint} with no socket in its table: the socket an application thread

@@ -62,6 +62,7 @@ final class ReceiveQueue
     private final Runnable wakeAgent;
     private final Path ringDirectory;
     private final int ringBytes;
+    private final int maxRunBytes;
     private final IntConsumer takenFromRing = this::taken;
     /** Told the length of each message taken: a driver's client reports what its application took. May be null. */
     private final IntConsumer onTaken;
@@ -93,6 +94,7 @@ final class ReceiveQueue
         this.wakeAgent = wakeAgent;
         this.ringDirectory = ringDirectory;
         this.ringBytes = ringBytes;
+        this.maxRunBytes = ReceiveRing.maxPayload(ringBytes);
     }
 
     /**
@@ -313,13 +315,53 @@ final class ReceiveQueue
         offeredBytes.setRelease(offered);
         if (!spilled.isEmpty() || !ring().write(sender, buffer, offset, length))
         {
-            final Message message = pool.acquire(length);
-            message.buffer.putBytes(RdsHeader.LENGTH, buffer, offset, length);
-            message.sender = sender;
-            spilled.offer(message);
-            counters.recvRingSpill.incrementOrdered();
+            spill(sender, buffer, offset, length, counters);
         }
         return offered - takenBytes.get();
+    }
+
+    /**
+     * Agent: queues the payloads of a run of frames as {@link #offer} would queue each in turn: frames of one sender
+     * lying back to back in {@code buffer} (each a validated RDS header, then its payload), written as one
+     * ring record if it fits and nothing waits outside the ring, else each payload outside it, in order.
+     *
+     * @param length       the frames' bytes, headers included, at most {@link #maxRunBytes()}.
+     * @param payloadBytes their payloads' bytes.
+     * @return the bytes now queued.
+     */
+    long offerRun(
+        final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length,
+        final int payloadBytes, final StackCounters counters)
+    {
+        final long offered = offeredBytes.getPlain() + payloadBytes;
+        offeredBytes.setRelease(offered);
+        if (!spilled.isEmpty() || !ring().writeRun(sender, buffer, offset, length))
+        {
+            for (int frame = offset, end = offset + length; frame < end; )
+            {
+                final int payload = (int)RdsHeader.length(buffer, frame);
+                spill(sender, buffer, frame + RdsHeader.LENGTH, payload, counters);
+                frame += RdsHeader.LENGTH + payload;
+            }
+        }
+        return offered - takenBytes.get();
+    }
+
+    /** @return the most bytes of frames {@link #offerRun} takes at once: what one record of the ring can carry. */
+    int maxRunBytes()
+    {
+        return maxRunBytes;
+    }
+
+    private void spill(
+        final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length,
+        final StackCounters counters)
+    {
+        final Message message = pool.acquire(length);
+        message.buffer.putBytes(RdsHeader.LENGTH, buffer, offset, length);
+        message.sender = sender;
+        spilled.offer(message);
+        counters.recvRingSpill.incrementOrdered();
     }
 
     /**

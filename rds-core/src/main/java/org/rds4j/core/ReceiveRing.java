@@ -5,6 +5,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rds4j.RdsMessageHandler;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -24,7 +25,11 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * per record on either side.
  * <p>
  * A record: its length (header included) and the sender's port, two ints; the sender's address, 16 bytes (IPv4 in
- * its IPv6-mapped form); the payload. The reader turns senders back into cached {@link InetSocketAddress} objects,
+ * its IPv6-mapped form); the payload. A <em>run</em> record holds several messages of one sender as the frames they
+ * came in (each a 48-byte RDS header, then its payload, back to back, as a TCP read holds them): its port word has
+ * {@link #RUN} set, and each frame's header gives its payload's length. The stack writes a run with one copy; the
+ * reader takes its frames one by one with a cursor, and the record, with its room, once the last is taken
+ * (docs/receive-runs.md). The reader turns senders back into cached {@link InetSocketAddress} objects,
  * so reading allocates nothing once each sender has been seen.
  */
 final class ReceiveRing
@@ -32,8 +37,11 @@ final class ReceiveRing
     private static final int PORT_OFFSET = 4;
     private static final int ADDRESS_OFFSET = 8;
     private static final int ADDRESS_LENGTH = 16;
-    /** Where the payload starts in a record. */
+    /** Where the payload starts in a record, and a run's first frame. */
     private static final int PAYLOAD_OFFSET = ADDRESS_OFFSET + ADDRESS_LENGTH;
+    /** Set in the port word of a run record, above the port's 16 bits. */
+    private static final int RUN = 1 << 16;
+    private static final int PORT_MASK = 0xFFFF;
 
     private final int capacity;
     private final ByteBuffer memory;
@@ -53,6 +61,16 @@ final class ReceiveRing
     /** The sender of the record read last. */
     private Sender recentSender;
     private int lastLength;
+    /** The record being read: a single message's, or the run's whose frames are being taken. */
+    private int recordAt;
+    /** In a run being taken, the index of its next frame; -1 when no run is begun. */
+    private int frame = -1;
+    /** Where the run being taken ends. */
+    private int runEnd;
+    // The message {@link #next} found: its payload's index and length, and its sender's port.
+    private int messageAt;
+    private int messageLength;
+    private int messagePort;
 
     /**
      * @param directory where the ring's file is made (and at once unlinked).
@@ -74,6 +92,15 @@ final class ReceiveRing
     /** @return the largest payload a record can carry (a record of an eighth of the ring); larger ones wait outside. */
     int maxPayload()
     {
+        return maxPayload(capacity);
+    }
+
+    /**
+     * @param capacity a ring's size.
+     * @return the largest payload, or run of frames, a record of that ring can carry.
+     */
+    static int maxPayload(final int capacity)
+    {
         return capacity / 8 - PAYLOAD_OFFSET;
     }
 
@@ -83,6 +110,25 @@ final class ReceiveRing
      * @return false if the ring has no room for it (or it is larger than {@link #maxPayload()}).
      */
     boolean write(final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
+    {
+        return put(sender.getPort(), sender, src, offset, length);
+    }
+
+    /**
+     * Writer: one run record, if it fits now: frames of {@code sender} (each a valid RDS header and its payload,
+     * back to back), copied as they are.
+     *
+     * @param sender the frames' sender.
+     * @param length the frames' bytes, headers included.
+     * @return false if the ring has no room for them (or they are more than {@link #maxPayload()}).
+     */
+    boolean writeRun(final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
+    {
+        return put(RUN | sender.getPort(), sender, src, offset, length);
+    }
+
+    private boolean put(
+        final int portWord, final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
     {
         if (length > maxPayload())
         {
@@ -94,7 +140,7 @@ final class ReceiveRing
             return false;
         }
         final long[] address = wordsOf(sender);
-        buffer.putInt(at + PORT_OFFSET, sender.getPort());
+        buffer.putInt(at + PORT_OFFSET, portWord);
         buffer.putLong(at + ADDRESS_OFFSET, address[0]);
         buffer.putLong(at + ADDRESS_OFFSET + 8, address[1]);
         buffer.putBytes(at + PAYLOAD_OFFSET, src, offset, length);
@@ -109,66 +155,141 @@ final class ReceiveRing
     }
 
     /**
-     * Reader: copies the oldest record's payload into {@code dst}, truncated to its room.
+     * Reader: copies the oldest message's payload into {@code dst}, truncated to its room.
      *
-     * @return the sender, or null if the ring holds no record.
+     * @return the sender, or null if the ring holds no message.
      */
     InetSocketAddress takeInto(final ByteBuffer dst)
     {
-        final int at = records.next();
-        if (at < 0)
+        if (!next())
         {
             return null;
         }
-        final int length = records.length() - PAYLOAD_OFFSET;
-        buffer.getBytes(at + PAYLOAD_OFFSET, dst, Math.min(length, dst.remaining()));
-        final InetSocketAddress sender = sender(at);
+        final int at = messageAt;
+        final int length = messageLength;
+        buffer.getBytes(at, dst, Math.min(length, dst.remaining()));
+        final InetSocketAddress sender = sender(recordAt, messagePort);
         lastLength = length;
-        consume(at);
+        consume(at, length);
         return sender;
     }
 
-    /** @return the payload length of the record {@link #takeInto} last took. */
+    /** @return the payload length of the message {@link #takeInto} last took. */
     int lastLength()
     {
         return lastLength;
     }
 
     /**
-     * Reader: hands up to {@code limit} records to the handler, each payload in place.
+     * Reader: hands up to {@code limit} messages to the handler, each payload in place.
      *
      * @param taken told each payload's length once the handler has returned (or thrown).
      * @return how many were handed over.
+     * @throws IllegalStateException if the handler read this ring (a read within a read): the message it got again is
+     *         taken once, and no other is skipped.
      */
     int poll(final RdsMessageHandler handler, final int limit, final IntConsumer taken)
     {
         int read = 0;
-        int at;
-        while (read < limit && (at = records.next()) >= 0)
+        while (read < limit && next())
         {
             read++;
-            final int length = records.length() - PAYLOAD_OFFSET;
-            final int start = at + PAYLOAD_OFFSET;
-            view.limit(start + length).position(start);
+            final int at = messageAt;
+            final int length = messageLength;
+            view.limit(at + length).position(at);
             try
             {
-                handler.onMessage(sender(at), view);
+                handler.onMessage(sender(recordAt, messagePort), view);
             }
             finally
             {
                 view.clear();
-                consume(at); // after the handler: until then its payload is read in place
+                consume(at, length); // after the handler: until then its payload is read in place
                 taken.accept(length);
             }
         }
         return read;
     }
 
-    /** Reader: the record at {@code at} is done with; the writer may have its room. */
-    private void consume(final int at)
+    /**
+     * Reader: finds the oldest message (a single record's, or the next frame of a run) and sets {@link #messageAt},
+     * {@link #messageLength} and {@link #messagePort}; it stays the oldest until {@link #consume}d.
+     *
+     * @return false if the ring holds none.
+     * @throws IllegalStateException if a record or a frame does not fit where it lies.
+     */
+    private boolean next()
     {
-        records.take(at);
+        if (frame < 0)
+        {
+            final int at = records.next();
+            if (at < 0)
+            {
+                return false;
+            }
+            recordAt = at;
+            final int portWord = buffer.getInt(at + PORT_OFFSET);
+            messagePort = portWord & PORT_MASK;
+            if ((portWord & RUN) == 0)
+            {
+                messageAt = at + PAYLOAD_OFFSET;
+                messageLength = records.length() - PAYLOAD_OFFSET;
+                return true;
+            }
+            frame = at + PAYLOAD_OFFSET;
+            runEnd = at + records.length();
+        }
+        final int room = runEnd - frame - RdsHeader.LENGTH;
+        if (room < 0)
+        {
+            throw frameOutsideRun(frame, runEnd);
+        }
+        final long length = RdsHeader.length(buffer, frame);
+        if (length > room)
+        {
+            throw frameOutsideRun(frame, runEnd);
+        }
+        messageAt = frame + RdsHeader.LENGTH;
+        messageLength = (int)length;
+        return true;
+    }
+
+    /**
+     * Reader: the message {@link #next} found at {@code at} is done with: the writer gets the room of its record once
+     * the record holds no other message to take.
+     */
+    private void consume(final int at, final int length)
+    {
+        if (frame < 0)
+        {
+            records.take(at - PAYLOAD_OFFSET); // throws if taken already (a read within a read)
+        }
+        else
+        {
+            if (at != frame + RdsHeader.LENGTH)
+            {
+                throw readWithinRead(at, frame);
+            }
+            frame = at + length;
+            if (frame < runEnd)
+            {
+                return;
+            }
+            frame = -1;
+            records.take(recordAt);
+        }
         records.publishHead();
+    }
+
+    private static IllegalStateException frameOutsideRun(final int frame, final int runEnd)
+    {
+        return new IllegalStateException("the frame at " + frame + " does not fit its run, which ends at " + runEnd);
+    }
+
+    private static IllegalStateException readWithinRead(final int at, final int frame)
+    {
+        return new IllegalStateException("the message at " + at + " is not the one the ring's reader looked at last (" +
+            (frame + RdsHeader.LENGTH) + "): a read within a read?");
     }
 
     /** Releases the memory. The caller makes sure no thread reads or writes the ring any more. */
@@ -197,13 +318,12 @@ final class ReceiveRing
         return words;
     }
 
-    /** Reader: the cached address of the sender of the record at {@code at}. */
-    private InetSocketAddress sender(final int at)
+    /** Reader: the cached address of the sender of the record at {@code at}, whose port word gave {@code port}. */
+    private InetSocketAddress sender(final int at, final int port)
     {
         final int index = at + ADDRESS_OFFSET;
         final long high = buffer.getLong(index);
         final long low = buffer.getLong(index + 8);
-        final int port = buffer.getInt(at + PORT_OFFSET);
         final Sender last = recentSender;
         if (last != null && last.is(high, low, port))
         {

@@ -182,13 +182,19 @@ final class RecordRing
     {
         if (at != nextIndex)
         {
-            throw new IllegalStateException("the record at " + at + " is not the one the ring's reader looked at last (" +
-                nextIndex + "): a read within a read?");
+            throw notLookedAt(at, nextIndex);
         }
         nextIndex = -1;
         final long before = head;
         head += BitUtil.align(nextLength, ALIGNMENT);
         return before;
+    }
+
+    /** Built out of line: {@link #take} runs for every record and stays small enough to inline. */
+    private static IllegalStateException notLookedAt(final int at, final int nextIndex)
+    {
+        return new IllegalStateException("the record at " + at + " is not the one the ring's reader looked at last (" +
+            nextIndex + "): a read within a read?");
     }
 
     /** Reader: the record taken last was not, after all: the head goes back to where {@link #take} found it. */

@@ -10,6 +10,7 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.spi.Transport;
 import org.rds4j.core.wire.CongestionMap;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -49,6 +50,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final Congestion congestion = new Congestion(sockets);
     private final SocketWakeups wakeups = new SocketWakeups();
+    private final ReceiveRun run = new ReceiveRun();
     /** Within one ack: the sockets whose recycled messages' bytes are still to be freed ({@link #releaseAckedDone}). */
     private final ArrayList<RdsSocketImpl> acked = new ArrayList<>();
     /** The stack's peer listener: events queued here, handed to the application's executor. */
@@ -489,17 +491,64 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     }
 
     /**
-     * Hands a received payload to a socket, marking its port congested when its receive buffer overflows. A driver's
-     * session takes it past the socket's queue when that is empty (one copy and one ring fewer per message).
+     * Hands a received payload to a socket, marking its port congested when its receive buffer overflows. A held frame
+     * that follows the last one in its buffer, for the same socket, joins its run (docs/receive-runs.md); anything
+     * else first queues the run gathered. A driver's session takes a payload past the socket's queue when that is
+     * empty (one copy and one ring fewer per message), so its sockets get no runs.
      */
     @Override
     public void deliver(
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
-        final int length)
+        final int length, final boolean held)
     {
+        final int frame = offset - RdsHeader.LENGTH;
+        if (run.socket != null)
+        {
+            if (run.extend(socket, sender, buffer, frame, length, socket.received.maxRunBytes()))
+            {
+                return;
+            }
+            framesEnd();
+        }
         // a test of the class, not a call: the sockets a selector or push delivery watches pay nothing for it
-        final long queued = socket.watcher() instanceof DriverSession.Entry session &&
-            session.deliverPast(sender, buffer, offset, length) ?
+        final boolean session = socket.watcher() instanceof DriverSession.Entry;
+        if (held && !session)
+        {
+            run.start(socket, sender, buffer, frame, length);
+            return;
+        }
+        deliverOne(socket, sender, buffer, offset, length, session);
+    }
+
+    @Override
+    public void framesEnd()
+    {
+        final RdsSocketImpl socket = run.socket;
+        if (socket == null)
+        {
+            return;
+        }
+        if (run.frames == 1)
+        {
+            deliverOne(socket, run.sender, run.buffer, run.start + RdsHeader.LENGTH, run.payloadBytes, false);
+        }
+        else
+        {
+            final long queued = socket.received.offerRun(
+                run.sender, run.buffer, run.start, run.end - run.start, run.payloadBytes, counters);
+            wakeups.receivers(socket);
+            counters.recvDelivered.getAndAddOrdered(run.frames);
+            counters.recvRuns.incrementOrdered();
+            congestion.onReceived(socket, queued);
+        }
+        run.clear();
+    }
+
+    private void deliverOne(
+        final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
+        final int length, final boolean session)
+    {
+        final long queued = session && ((DriverSession.Entry)socket.watcher()).deliverPast(sender, buffer, offset, length) ?
             socket.received.offerHeld(length) : socket.received.offer(sender, buffer, offset, length, counters);
         wakeups.receivers(socket);
         counters.recvDelivered.incrementOrdered();

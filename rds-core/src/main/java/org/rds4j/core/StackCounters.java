@@ -64,6 +64,8 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter sendAckOnly;
     /** Messages delivered to a socket. */
     public final AtomicCounter recvDelivered;
+    /** Runs of two or more messages of one read, for one socket from one sender, queued with one copy. */
+    public final AtomicCounter recvRuns;
     /** Delivered messages that waited outside their socket's receive ring: too large for it, or it was full. */
     public final AtomicCounter recvRingSpill;
     /** Retransmitted messages dropped as already received. */
@@ -183,6 +185,7 @@ public final class StackCounters implements TransportCounters
         sendCallerCycles = manager.newCounter("send_caller_cycles");
         sendAppended = manager.newCounter("send_appended");
         sendAppendedBatches = manager.newCounter("send_appended_batches");
+        recvRuns = manager.newCounter("recv_runs");
     }
 
     @Override

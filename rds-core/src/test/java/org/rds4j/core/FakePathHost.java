@@ -129,9 +129,14 @@ final class FakePathHost implements PathHost
     @Override
     public void deliver(
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
-        final int length)
+        final int length, final boolean held)
     {
         throw new AssertionError("no socket is bound in these tests");
+    }
+
+    @Override
+    public void framesEnd()
+    {
     }
 
     @Override

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rds4j.RdsNotificationListener;
 import org.rds4j.RdsReceiveInfo;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -287,6 +288,172 @@ class ReceiveQueueTest
         assertTrue(counters.recvRingSpill.get() >= count / 2, "spilled " + counters.recvRingSpill.get());
     }
 
+    @Test
+    void aRunIsQueuedAsItsPayloadsCountedTruncatedAndSpilledInOrder() throws Exception
+    {
+        queue = queue();
+        assertEquals(RING / 8 - 24, queue.maxRunBytes());
+        final InetSocketAddress otherPort = new InetSocketAddress(FROM.getAddress(), 4001);
+        assertEquals(307, queue.offerRun(FROM, frames(new int[] {100, 7, 200}, 0), 0, 3 * RdsHeader.LENGTH + 307, 307,
+            counters));
+        assertEquals(0, counters.recvRingSpill.get());
+
+        final RdsReceiveInfo info = new RdsReceiveInfo();
+        final ByteBuffer small = ByteBuffer.allocate(7);
+        assertEquals(FROM, queue.takeInto(small, info));
+        assertEquals(100, info.length());
+        assertTrue(info.truncated());
+        assertArrayEquals(Arrays.copyOf(bytes(100, 0), 7), received(small));
+        assertEquals(207, queue.queuedBytes());
+        assertEquals(FROM, queue.takeInto(small.clear(), info));
+        assertEquals(7, info.length());
+        assertFalse(info.truncated());
+        assertArrayEquals(bytes(7, 1), received(small));
+        final ByteBuffer dst = ByteBuffer.allocate(4000);
+        assertEquals(FROM, queue.takeInto(dst, info));
+        assertArrayEquals(bytes(200, 2), received(dst));
+        assertEquals(0, queue.queuedBytes());
+
+        // a message waits outside the ring: a run behind it waits outside too, frame by frame, in order
+        offer(FROM, bytes(2000, 9));
+        queue.offerRun(otherPort, frames(new int[] {30, 40}, 10), 0, 2 * RdsHeader.LENGTH + 70, 70, counters);
+        assertEquals(3, counters.recvRingSpill.get());
+        // the ring full (8 records of an eighth): a run that does not fit waits outside, frame by frame
+        final byte[] eighth = bytes(RING / 8 - 24, 50);
+        for (int i = 0; i < 8; i++)
+        {
+            queue.offer(FROM, new UnsafeBuffer(eighth), 0, eighth.length, counters);
+        }
+        assertEquals(11, counters.recvRingSpill.get(), "behind those outside the ring, the eighths are outside too");
+        final List<Integer> lengths = new ArrayList<>();
+        final List<Integer> ports = new ArrayList<>();
+        while (queue.takeInto(dst.clear(), info) != null)
+        {
+            lengths.add(info.length());
+            ports.add(info.sender().getPort());
+        }
+        assertEquals(List.of(2000, 30, 40, 488, 488, 488, 488, 488, 488, 488, 488), lengths);
+        assertEquals(List.of(4000, 4001, 4001, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000), ports,
+            "the run's frames outside the ring keep its sender");
+        assertEquals(0, queue.queuedBytes());
+
+        queue.releaseAll();
+        queue = queue(); // its ring starts at 0: eight records of an eighth fill it exactly
+        for (int i = 0; i < 8; i++)
+        {
+            queue.offer(FROM, new UnsafeBuffer(eighth), 0, eighth.length, counters);
+        }
+        assertEquals(11, counters.recvRingSpill.get(), "in the ring now");
+        queue.offerRun(FROM, frames(new int[] {1, 2, 3}, 20), 0, 3 * RdsHeader.LENGTH + 6, 6, counters);
+        assertEquals(14, counters.recvRingSpill.get(), "the ring is full: the run waits outside, frame by frame");
+        final List<byte[]> payloads = new ArrayList<>();
+        assertEquals(11, queue.poll((sender, payload) ->
+        {
+            final byte[] copy = new byte[payload.remaining()];
+            payload.get(copy);
+            payloads.add(copy);
+        }, 20));
+        for (int i = 0; i < 3; i++)
+        {
+            assertArrayEquals(bytes(i + 1, 20 + i), payloads.get(8 + i), "frame " + i);
+        }
+        assertEquals(0, queue.queuedBytes());
+    }
+
+    /**
+     * As the test before, with the agent writing runs of frames (as a TCP read brings them) among single messages:
+     * every message comes in the order offered, through receive and poll alike, whatever a run's size.
+     */
+    @Test
+    void concurrentRunsAndTakesKeepTheOrderAcrossTheRingAndTheSpill() throws Exception
+    {
+        queue = queue();
+        final int count = 300_000;
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final InetSocketAddress[] senders = {FROM, new InetSocketAddress(FROM.getAddress(), 4001),
+            new InetSocketAddress("10.1.2.4", 4000)};
+        final Thread producer = new Thread(() ->
+        {
+            final UnsafeBuffer frames = new UnsafeBuffer(new byte[4096]);
+            int i = 0;
+            while (i < count && failure.get() == null)
+            {
+                while (queue.queuedBytes() > 3 * RING && failure.get() == null)
+                {
+                    Thread.onSpinWait();
+                }
+                final InetSocketAddress sender = senders[i % senders.length];
+                if (i % 7 == 3)
+                {
+                    frames.putInt(0, i++, java.nio.ByteOrder.BIG_ENDIAN);
+                    frames.putInt(4, sender.getPort(), java.nio.ByteOrder.BIG_ENDIAN);
+                    queue.offer(sender, frames, 0, 600, counters); // larger than a record: outside the ring
+                    continue;
+                }
+                // a run of 1 to 12 frames of 8 to 44 bytes, up to what one record carries
+                int length = 0;
+                int payloads = 0;
+                for (int n = 1 + i % 12; n > 0 && i < count && i % 7 != 3; n--)
+                {
+                    final int payload = 8 + (i * 13) % 37;
+                    if (length + RdsHeader.LENGTH + payload > queue.maxRunBytes())
+                    {
+                        break;
+                    }
+                    RdsHeader.write(frames, length, i + 1, 0, payload, sender.getPort(), 5000, 0, 0);
+                    frames.putInt(length + RdsHeader.LENGTH, i++, java.nio.ByteOrder.BIG_ENDIAN);
+                    frames.putInt(length + RdsHeader.LENGTH + 4, sender.getPort(), java.nio.ByteOrder.BIG_ENDIAN);
+                    length += RdsHeader.LENGTH + payload;
+                    payloads += payload;
+                }
+                queue.offerRun(sender, frames, 0, length, payloads, counters);
+            }
+        }, "rq-runs-producer");
+        producer.start();
+        final ByteBuffer dst = ByteBuffer.allocate(1024);
+        final int[] next = {0};
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try
+        {
+            while (next[0] < count)
+            {
+                assertTrue(System.nanoTime() < deadline, "took " + next[0] + " of " + count + " in 60 s");
+                if ((next[0] & 1) == 0)
+                {
+                    dst.clear();
+                    final InetSocketAddress sender = queue.takeInto(dst, null);
+                    if (sender != null)
+                    {
+                        assertEquals(next[0], dst.getInt(0), "receive out of order");
+                        assertEquals(dst.getInt(4), sender.getPort(), "message " + next[0]);
+                        next[0]++;
+                    }
+                }
+                else
+                {
+                    queue.poll((sender, payload) ->
+                    {
+                        assertEquals(next[0], payload.getInt(payload.position()), "poll out of order");
+                        assertEquals(payload.getInt(payload.position() + 4), sender.getPort(), "message " + next[0]);
+                        next[0]++;
+                    }, 1 + next[0] % 9);
+                }
+            }
+            assertNull(queue.takeInto(dst.clear(), null));
+            assertEquals(0, queue.queuedBytes());
+        }
+        catch (final Throwable t)
+        {
+            failure.set(t);
+            throw t;
+        }
+        finally
+        {
+            producer.join();
+        }
+        assertTrue(counters.recvRingSpill.get() >= count / 7, "spilled " + counters.recvRingSpill.get());
+    }
+
     /** A record that did not fit at the ring's end starts it again after padding: a take must find it there. */
     @Test
     void aRecordAfterTheRingsWrapIsTakenAtOnce() throws Exception
@@ -426,6 +593,25 @@ class ReceiveQueueTest
     private void offer(final InetSocketAddress sender, final byte[] payload)
     {
         queue.offer(sender, new UnsafeBuffer(payload), 0, payload.length, counters);
+    }
+
+    /** Frames back to back in one buffer, as a TCP read holds them: payload {@code i} is {@code bytes(lengths[i], seed + i)}. */
+    private static UnsafeBuffer frames(final int[] lengths, final int seed)
+    {
+        int total = 0;
+        for (final int length : lengths)
+        {
+            total += RdsHeader.LENGTH + length;
+        }
+        final UnsafeBuffer frames = new UnsafeBuffer(new byte[total]);
+        int at = 0;
+        for (int i = 0; i < lengths.length; i++)
+        {
+            RdsHeader.write(frames, at, i + 1, 0, lengths[i], 4000, 5000, 0, 0);
+            frames.putBytes(at + RdsHeader.LENGTH, bytes(lengths[i], seed + i));
+            at += RdsHeader.LENGTH + lengths[i];
+        }
+        return frames;
     }
 
     private static byte[] bytes(final int length, final int seed)

@@ -4,6 +4,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rds4j.core.wire.RdsHeader;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -150,6 +152,101 @@ class ReceiveRingTest
         }
         assertSame(read[0], read[1], "a repeated sender is not made again");
         assertSame(read[0], read[4], "nor one seen before");
+    }
+
+    @Test
+    void aRunRecordHoldsItsFramesAsTheyCameAndIsTakenFrameByFrame()
+    {
+        final UnsafeBuffer frames = frames(new int[] {10, 0, 100}, new int[] {4000, 4001, 4000});
+        assertFalse(ring.writeRun(from, frames, 0, MAX_PAYLOAD + 1), "larger than an eighth");
+        // the run takes 24 + 3 x 48 + 110 bytes, aligned: 280; the single record 32; seven of 512; 200 are left
+        assertTrue(ring.writeRun(from, frames, 0, 3 * RdsHeader.LENGTH + 110));
+        assertTrue(write(5, 4));
+        for (int i = 0; i < 7; i++)
+        {
+            assertTrue(write(MAX_PAYLOAD, 10 + i));
+        }
+        assertTrue(write(176, 20), "the last 200 bytes");
+        assertFalse(write(0, 99), "full");
+
+        final ByteBuffer dst = ByteBuffer.allocate(200);
+        take(10, 1);
+        assertEquals(from, ring.takeInto(dst), "the run's sender, whatever the frame's header says");
+        assertEquals(0, ring.lastLength());
+        assertEquals(0, dst.position());
+        assertFalse(write(0, 99), "the run's record and its room stay until its last frame is taken");
+        take(100, 3);
+        assertTrue(write(0, 21), "the run's room given back");
+        take(5, 4);
+        for (int i = 0; i < 7; i++)
+        {
+            take(MAX_PAYLOAD, 10 + i);
+        }
+        take(176, 20);
+        take(0, 21);
+        assertTrue(ring.isEmpty());
+        assertNull(ring.takeInto(dst));
+
+        final InetSocketAddress other = new InetSocketAddress(from.getAddress(), 4001);
+        assertTrue(ring.writeRun(other, frames, 0, 2 * RdsHeader.LENGTH + 10));
+        assertEquals(other, ring.takeInto(dst.clear()));
+        assertEquals(other, ring.takeInto(dst.clear()));
+        assertTrue(ring.isEmpty());
+    }
+
+    @Test
+    void pollHandsARunsFramesInPlaceAndAReadWithinItsHandlerThrowsAndSkipsNothing()
+    {
+        assertTrue(ring.writeRun(from, frames(new int[] {10, 20, 30}, new int[] {4000, 4000, 4000}), 0,
+            3 * RdsHeader.LENGTH + 60));
+        final long[] taken = {0};
+        final int[] handled = {0};
+        assertEquals(1, ring.poll((sender, payload) ->
+        {
+            assertEquals(from, sender);
+            final byte[] copy = new byte[payload.remaining()];
+            payload.get(copy);
+            assertArrayEquals(bytes(10, 1), copy);
+            handled[0]++;
+        }, 1, n -> taken[0] += n));
+        assertEquals(10, taken[0]);
+
+        // the handler of the second frame reads the ring: it gets that frame again, and the poll throws
+        final ByteBuffer inner = ByteBuffer.allocate(100);
+        assertThrows(IllegalStateException.class, () -> ring.poll((sender, payload) -> ring.takeInto(inner), 5,
+            n -> taken[0] += n));
+        assertEquals(20, inner.position(), "the frame handed to the handler");
+        take(30, 3);
+        assertTrue(ring.isEmpty(), "nothing skipped, nothing left");
+    }
+
+    @Test
+    void aFrameThatDoesNotFitItsRunIsRefused()
+    {
+        final UnsafeBuffer frames = frames(new int[] {10, 100}, new int[] {4000, 4000});
+        // the run cut short within the second frame's payload, then within its header
+        assertTrue(ring.writeRun(from, frames, 0, 2 * RdsHeader.LENGTH + 10 + 99));
+        take(10, 1);
+        assertThrows(IllegalStateException.class, () -> ring.takeInto(ByteBuffer.allocate(200)));
+    }
+
+    /** Frames back to back in one buffer, as a TCP read holds them: payload {@code i} has {@code lengths[i]} bytes of seed {@code i + 1}. */
+    private static UnsafeBuffer frames(final int[] lengths, final int[] ports)
+    {
+        int total = 0;
+        for (final int length : lengths)
+        {
+            total += RdsHeader.LENGTH + length;
+        }
+        final UnsafeBuffer frames = new UnsafeBuffer(new byte[total]);
+        int at = 0;
+        for (int i = 0; i < lengths.length; i++)
+        {
+            RdsHeader.write(frames, at, i + 1, 0, lengths[i], ports[i], 5000, 0, 0);
+            frames.putBytes(at + RdsHeader.LENGTH, bytes(lengths[i], i + 1));
+            at += RdsHeader.LENGTH + lengths[i];
+        }
+        return frames;
     }
 
     private boolean write(final int length, final int seed)

@@ -88,6 +88,20 @@ public interface ConnectionPath
     void onFrame(DirectBuffer buffer, int offset);
 
     /**
+     * As {@link #onFrame}, for a frame that stays where it is, unchanged, until the transport's next
+     * {@link #onFramesEnd}: the stack may keep it by reference until then and queue it with the frames that follow it
+     * in the same buffer in one copy. A transport calls it only for frames it keeps so (TCP: a read's frames until
+     * the read buffer is compacted).
+     *
+     * @param buffer holds the frame.
+     * @param offset of its header; the payload follows it.
+     */
+    void onHeldFrame(DirectBuffer buffer, int offset);
+
+    /** The frames given to {@link #onHeldFrame} are about to change or go: the stack has queued them on return. */
+    void onFramesEnd();
+
+    /**
      * Gives the transport the frames to send next, in order, each positioned from its first unsent byte: the
      * frame it was part way through first.
      *

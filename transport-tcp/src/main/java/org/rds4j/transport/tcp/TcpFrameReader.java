@@ -38,6 +38,14 @@ final class TcpFrameReader
          * @return true to go on parsing; false to stop (the rest stays buffered: the owner is closing).
          */
         boolean onFrame(DirectBuffer buffer, int offset, int frameLength);
+
+        /**
+         * The frames handed to {@link #onFrame} since the last call stay where they were until this returns: the
+         * parse is about to move what follows them.
+         */
+        default void onFramesEnd()
+        {
+        }
     }
 
     private static final ByteBuffer NONE = ByteBuffer.allocateDirect(0);
@@ -145,6 +153,10 @@ final class TcpFrameReader
             {
                 break;
             }
+        }
+        if (count > 0)
+        {
+            handler.onFramesEnd();
         }
         if (offset > 0)
         {

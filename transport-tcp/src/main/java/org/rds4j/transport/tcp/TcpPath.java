@@ -113,7 +113,21 @@ final class TcpPath implements TransportPath
      */
     private long bulkBytesCopied;
     private final TcpFrameReader reader;
-    private final TcpFrameReader.FrameHandler onFrame = this::deliver;
+    /** A read's frames stay in the read buffer until the parse ends them: the stack may queue them in runs. */
+    private final TcpFrameReader.FrameHandler onFrame = new TcpFrameReader.FrameHandler()
+    {
+        @Override
+        public boolean onFrame(final DirectBuffer buffer, final int offset, final int frameLength)
+        {
+            return deliver(buffer, offset);
+        }
+
+        @Override
+        public void onFramesEnd()
+        {
+            connection.onFramesEnd();
+        }
+    };
     /** What the next read asks for: {@link #READ_BYTES_STREAMING} after a read that took all it asked for. */
     private int readBytes = READ_BYTES_PER_CYCLE;
     /** A frame has started and not completed; since when (agent clock). */
@@ -735,13 +749,13 @@ final class TcpPath implements TransportPath
         }
     }
 
-    private boolean deliver(final DirectBuffer buffer, final int offset, final int frameLength)
+    private boolean deliver(final DirectBuffer buffer, final int offset)
     {
         if (closed)
         {
             return false;
         }
-        connection.onFrame(buffer, offset);
+        connection.onHeldFrame(buffer, offset);
         return true;
     }
 

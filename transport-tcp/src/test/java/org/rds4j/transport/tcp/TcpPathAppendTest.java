@@ -194,6 +194,16 @@ class TcpPathAppendTest
         }
 
         @Override
+        public void onHeldFrame(final DirectBuffer buffer, final int offset)
+        {
+        }
+
+        @Override
+        public void onFramesEnd()
+        {
+        }
+
+        @Override
         public int fillTransmit(final ByteBuffer[] frames, final int max)
         {
             return 0;

@@ -455,6 +455,88 @@ class TcpWireTest
         assertEquals(1, counter("recv_drop_no_sock"));
     }
 
+    /**
+     * Frames that arrive in one read are queued in runs (docs/receive-runs.md): every way a run is broken (another
+     * sending port, another socket, an ack-only frame, a dropped retransmission, a frame to no socket, a ping, a
+     * congestion update) keeps each message's bytes, sender and order, and every frame's rule; then a batch larger
+     * than the socket's receive ring comes in order, whole.
+     */
+    @Test
+    void framesOfOneReadComeInOrderWithTheirSendersWhereverTheirRunsBreak() throws Exception
+    {
+        final InetAddress stackAddress = address(44, 10);
+        final InetAddress peerAddress = address(44, 5);
+        final RdsSocket a = socket(stackAddress, 5000);
+        final RdsSocket b = socket(stackAddress, 5001);
+        final FakePeer peer = connectIn(peerAddress, stackAddress);
+
+        final java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
+        read.write(data(1, 4000, 5000, 0, "a1"));
+        read.write(data(2, 4000, 5000, 0, "a2"));
+        read.write(data(3, 4001, 5000, 0, "c1"));
+        read.write(data(4, 4000, 5000, 0, "a3"));
+        read.write(data(5, 4000, 5001, 0, "b1"));
+        read.write(data(6, 4000, 5000, 0, "a4"));
+        read.write(FakePeer.header(0, 0, 0, 0, 0, 0, 0, 0));
+        read.write(data(7, 4000, 5000, 0, "a5"));
+        read.write(data(7, 4000, 5000, RETRANS, "a5 again"));
+        read.write(data(8, 4000, 5000, 0, "a6"));
+        read.write(data(9, 4000, 6000, 0, "to nobody"));
+        read.write(data(10, 4000, 5000, 0, "a7"));
+        read.write(FakePeer.header(11, 0, 0, 4000, 0, 0, 0, 0));
+        read.write(data(12, 4000, 5000, 0, "a8"));
+        read.write(FakePeer.concat(FakePeer.header(0, 0, FakePeer.CONG_MAP_BYTES, 0, 0, CONG, 0, 0),
+            new byte[FakePeer.CONG_MAP_BYTES]));
+        read.write(data(13, 4000, 5000, 0, "a9"));
+        read.write(data(14, 4000, 5000, ACK_REQ, "a10"));
+        peer.sendRaw(read.toByteArray());
+        peer.readUntil(T, f -> f.ack() >= 14, "ack 14");
+
+        final List<String> polled = new ArrayList<>();
+        a.configureBlocking(false);
+        assertEquals(2, a.poll((sender, payload) -> polled.add(sender.getPort() + " " + text(payload)), 2));
+        assertEquals(List.of("4000 a1", "4000 a2"), polled);
+        final ByteBuffer dst = ByteBuffer.allocate(100);
+        assertEquals(new InetSocketAddress(peerAddress, 4001), a.receive(dst));
+        assertEquals("c1", new String(dst.array(), 0, dst.position(), StandardCharsets.US_ASCII));
+        polled.clear();
+        assertEquals(8, a.poll((sender, payload) -> polled.add(sender.getPort() + " " + text(payload)), 100));
+        assertEquals(List.of("4000 a3", "4000 a4", "4000 a5", "4000 a6", "4000 a7", "4000 a8", "4000 a9", "4000 a10"),
+            polled);
+        b.configureBlocking(false);
+        assertEquals(List.of("b1"), receiveAll(b));
+        assertEquals(12, counter("recv_delivered"));
+        assertEquals(1, counter("recv_drop_old_seq"));
+        assertEquals(1, counter("recv_drop_no_sock"));
+        assertEquals(1, counter("recv_ping"));
+        assertEquals(0, a.receiveQueuedBytes());
+
+        // more than the receive ring holds (3,000 x 112 bytes), in one write: runs as long as a record carries
+        final int count = 3000;
+        final ByteBuffer batch = ByteBuffer.allocate(count * (FakePeer.HEADER + 64));
+        for (int i = 0; i < count; i++)
+        {
+            final byte[] payload = pattern(64, i);
+            batch.put(FakePeer.header(15 + i, 0, 64, 4000 + (i / 700) % 2, 5000, i == count - 1 ? ACK_REQ : 0, 0, 0));
+            batch.put(payload);
+        }
+        peer.sendRaw(batch.array());
+        peer.readUntil(T, f -> f.ack() >= 15 + count - 1, "the batch's last ack");
+        assertEquals(count * 64L, a.receiveQueuedBytes());
+        for (int i = 0; i < count; i++)
+        {
+            dst.clear();
+            assertEquals(new InetSocketAddress(peerAddress, 4000 + (i / 700) % 2), a.receive(dst), "message " + i);
+            assertArrayEquals(pattern(64, i), Arrays.copyOf(dst.array(), dst.position()), "message " + i);
+        }
+        assertNull(a.receive(dst.clear()));
+        assertEquals(12 + count, counter("recv_delivered"));
+        assertEquals(0, a.receiveQueuedBytes());
+        // how the reads cut the stream is TCP's choice; that the batch went in runs of two or more is not
+        final long runs = counter("recv_runs");
+        assertTrue(runs >= 1 && runs <= count / 2 + 2, "runs: " + runs);
+    }
+
     @Test
     void congestionUpdateOnOverflowAndDrain() throws Exception
     {
@@ -1322,6 +1404,19 @@ class TcpWireTest
         }
         assertNull(socket.receive(dst.clear()));
         return received;
+    }
+
+    private static byte[] data(final long seq, final int sport, final int dport, final int flags, final String text)
+    {
+        final byte[] payload = ascii(text);
+        return FakePeer.concat(FakePeer.header(seq, 0, payload.length, sport, dport, flags, 0, 0), payload);
+    }
+
+    private static String text(final ByteBuffer payload)
+    {
+        final byte[] bytes = new byte[payload.remaining()];
+        payload.get(bytes);
+        return new String(bytes, StandardCharsets.US_ASCII);
     }
 
     private static byte[] ascii(final String text)
