@@ -31,8 +31,8 @@ import java.util.concurrent.TimeUnit;
  * transport, the frame's rules or any thread hand-off. One operation is one message offered and taken; each invocation
  * offers a batch of {@value #MESSAGES} payloads that lie in one read buffer as whole RDS frames (as a TCP read holds
  * them), then takes them all: {@code offerAndTake} offers each payload as a record of its own, {@code offerRunsAndTake}
- * offers the frames in runs as long as a record carries ({@link ReceiveQueue#offerRun}), as the stack does for a TCP
- * read's frames (docs/receive-runs.md). In the package of the queue, whose classes are not public. {@code -prof gc}
+ * copies the frames into runs as long as a record carries ({@link ReceiveQueue#openRun}, {@code appendToRun},
+ * {@code closeRun}), as the stack does for a TCP read's frames (docs/receive-runs.md). In the package of the queue, whose classes are not public. {@code -prof gc}
  * should show ~0 B/op.
  */
 @State(Scope.Thread)
@@ -118,12 +118,25 @@ public class ReceiveQueueBenchmark
     public long offerRunsAndTake()
     {
         final int frame = RdsHeader.LENGTH + size;
-        final int perRun = queue.maxRunBytes() / frame;
-        for (int first = 0; first < MESSAGES; first += perRun)
+        int runBytes = 0;
+        for (int i = 0; i < MESSAGES; i++)
         {
-            final int frames = Math.min(perRun, MESSAGES - first);
-            queue.offerRun(sender, this.frames, first * frame, frames * frame, frames * size, counters);
+            if (runBytes > 0 && queue.appendToRun(frames, i * frame, frame))
+            {
+                runBytes += size;
+                continue;
+            }
+            if (runBytes > 0)
+            {
+                queue.closeRun(runBytes);
+            }
+            if (!queue.openRun(sender, frames, i * frame, frame))
+            {
+                throw new IllegalStateException("the ring is sized for the batch");
+            }
+            runBytes = size;
         }
+        queue.closeRun(runBytes);
         return takeAll();
     }
 

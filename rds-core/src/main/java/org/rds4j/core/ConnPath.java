@@ -501,15 +501,15 @@ final class ConnPath implements ConnectionPath
     }
 
     @Override
-    public void onHeldFrame(final DirectBuffer buffer, final int offset)
+    public void onBatchFrame(final DirectBuffer buffer, final int offset)
     {
         receiver.onFrame(this, buffer, offset, true);
     }
 
     @Override
-    public void onFramesEnd()
+    public void onBatchEnd()
     {
-        host.framesEnd();
+        host.batchEnd();
     }
 
     /** A frame arrived: the peer is alive (and, while the handshake waits, gets longer to answer). */

@@ -42,9 +42,9 @@ final class FrameReceiver
      * @param path   the path it came on.
      * @param buffer holds the frame.
      * @param offset of its header; the payload follows it.
-     * @param held   the frame stays in place until the transport ends its frames ({@link PathHost#framesEnd}).
+     * @param batched the frame is one of a batch the transport ends ({@link PathHost#batchEnd}).
      */
-    void onFrame(final ConnPath path, final DirectBuffer buffer, final int offset, final boolean held)
+    void onFrame(final ConnPath path, final DirectBuffer buffer, final int offset, final boolean batched)
     {
         path.onFrameArrived();
         // each field read once (every read of a buffer is bounds checked): the flags, ack, sequence, and the length
@@ -108,7 +108,7 @@ final class FrameReceiver
             counters.recvDropNoSock.incrementOrdered();
             return;
         }
-        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)length, held);
+        host.deliver(socket, senderAddress(sport), buffer, offset + RdsHeader.LENGTH, (int)length, batched);
     }
 
     private RdsSocketImpl socketFor(final int dport)

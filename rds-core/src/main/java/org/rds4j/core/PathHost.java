@@ -98,14 +98,15 @@ interface PathHost
      * @param buffer holds the payload.
      * @param offset of the payload; its frame's RDS header lies before it.
      * @param length of the payload.
-     * @param held   the frame stays where it is, unchanged, until {@link #framesEnd}: the stack may queue it later,
-     *               with the frames after it in one copy; else it is queued before this returns.
+     * @param batched the frame is one of a batch the transport ends with {@link #batchEnd} and keeps in place until
+     *                then: the stack may copy and queue it then, with the socket's other frames of the batch; else
+     *                it is queued before this returns.
      */
     void deliver(
-        RdsSocketImpl socket, InetSocketAddress sender, DirectBuffer buffer, int offset, int length, boolean held);
+        RdsSocketImpl socket, InetSocketAddress sender, DirectBuffer buffer, int offset, int length, boolean batched);
 
-    /** The frames a transport delivered as held are about to change or go: every one is queued when this returns. */
-    void framesEnd();
+    /** A transport's batch of frames has ended: every frame of it is queued when this returns. */
+    void batchEnd();
 
     /**
      * A message came for a port of {@code endpoint} with no socket in its table: the socket an application thread

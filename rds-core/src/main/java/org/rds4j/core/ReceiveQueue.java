@@ -62,7 +62,6 @@ final class ReceiveQueue
     private final Runnable wakeAgent;
     private final Path ringDirectory;
     private final int ringBytes;
-    private final int maxRunBytes;
     private final IntConsumer takenFromRing = this::taken;
     /** Told the length of each message taken: a driver's client reports what its application took. May be null. */
     private final IntConsumer onTaken;
@@ -94,7 +93,6 @@ final class ReceiveQueue
         this.wakeAgent = wakeAgent;
         this.ringDirectory = ringDirectory;
         this.ringBytes = ringBytes;
-        this.maxRunBytes = ReceiveRing.maxPayload(ringBytes);
     }
 
     /**
@@ -315,54 +313,54 @@ final class ReceiveQueue
         offeredBytes.setRelease(offered);
         if (!spilled.isEmpty() || !ring().write(sender, buffer, offset, length))
         {
-            spill(sender, buffer, offset, length, counters);
+            final Message message = pool.acquire(length);
+            message.buffer.putBytes(RdsHeader.LENGTH, buffer, offset, length);
+            message.sender = sender;
+            spilled.offer(message);
+            counters.recvRingSpill.incrementOrdered();
         }
         return offered - takenBytes.get();
     }
 
     /**
-     * Agent: queues the payloads of a run of frames as {@link #offer} would queue each in turn: frames of one sender
-     * lying back to back in {@code buffer} (each a validated RDS header, then its payload), written as one
-     * ring record if it fits and nothing waits outside the ring, else each payload outside it, in order.
+     * Agent: opens a run in the ring for frames of {@code sender}, this frame its first (docs/receive-runs.md), if
+     * nothing waits outside the ring and it has room for a run. Its payloads are queued, counted and seen by readers
+     * at {@link #closeRun}; until then nothing else may be offered, and the frames appended must stay where they are.
      *
-     * @param length       the frames' bytes, headers included, at most {@link #maxRunBytes()}.
-     * @param payloadBytes their payloads' bytes.
+     * @param frame  the frame's header; its payload follows it.
+     * @param length the frame's bytes, its header included.
+     * @return false if not: offer the payload instead.
+     */
+    boolean openRun(final InetSocketAddress sender, final DirectBuffer buffer, final int frame, final int length)
+    {
+        return spilled.isEmpty() && ring().openRun(sender, buffer, frame, length);
+    }
+
+    /**
+     * Agent: appends a frame of the open run's sender to it, if it has room.
+     *
+     * @return false if the run is full: close it, and open another or offer the payload.
+     */
+    boolean appendToRun(final DirectBuffer buffer, final int frame, final int length)
+    {
+        return ring.appendToRun(buffer, frame, length);
+    }
+
+    /**
+     * Agent: queues the open run's payloads, as {@link #offer} would have queued each in turn.
+     *
+     * @param payloadBytes their bytes.
      * @return the bytes now queued.
      */
-    long offerRun(
-        final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length,
-        final int payloadBytes, final StackCounters counters)
+    long closeRun(final int payloadBytes)
     {
+        // counted before they can be taken, as in offer
         final long offered = offeredBytes.getPlain() + payloadBytes;
         offeredBytes.setRelease(offered);
-        if (!spilled.isEmpty() || !ring().writeRun(sender, buffer, offset, length))
-        {
-            for (int frame = offset, end = offset + length; frame < end; )
-            {
-                final int payload = (int)RdsHeader.length(buffer, frame);
-                spill(sender, buffer, frame + RdsHeader.LENGTH, payload, counters);
-                frame += RdsHeader.LENGTH + payload;
-            }
-        }
+        ring.closeRun();
         return offered - takenBytes.get();
     }
 
-    /** @return the most bytes of frames {@link #offerRun} takes at once: what one record of the ring can carry. */
-    int maxRunBytes()
-    {
-        return maxRunBytes;
-    }
-
-    private void spill(
-        final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length,
-        final StackCounters counters)
-    {
-        final Message message = pool.acquire(length);
-        message.buffer.putBytes(RdsHeader.LENGTH, buffer, offset, length);
-        message.sender = sender;
-        spilled.offer(message);
-        counters.recvRingSpill.incrementOrdered();
-    }
 
     /**
      * Agent: whether nothing waits to be taken (messages in the ring or outside it, events), so that the next message

@@ -25,11 +25,12 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * per record on either side.
  * <p>
  * A record: its length (header included) and the sender's port, two ints; the sender's address, 16 bytes (IPv4 in
- * its IPv6-mapped form); the payload. A <em>run</em> record holds several messages of one sender as the frames they
- * came in (each a 48-byte RDS header, then its payload, back to back, as a TCP read holds them): its port word has
- * {@link #RUN} set, and each frame's header gives its payload's length. The stack writes a run with one copy; the
- * reader takes its frames one by one with a cursor, and the record, with its room, once the last is taken
- * (docs/receive-runs.md). The reader turns senders back into cached {@link InetSocketAddress} objects,
+ * its IPv6-mapped form); the payload. A <em>run</em> record holds messages of one sender as the frames they came in
+ * (each a 48-byte RDS header, then its payload, back to back): its port word has {@link #RUN} set, and each frame's
+ * header gives its payload's length. The stack opens a run at a frame of a transport's read, appends the socket's
+ * next frames from that read as they are parsed (copying those that lie back to back in one piece), and commits the
+ * record once at the read's end; the reader takes its frames one by one with a cursor, and the record, with its room,
+ * once the last is taken (docs/receive-runs.md). The reader turns senders back into cached {@link InetSocketAddress} objects,
  * so reading allocates nothing once each sender has been seen.
  */
 final class ReceiveRing
@@ -51,6 +52,13 @@ final class ReceiveRing
     private final ByteBuffer view;
 
     // The writer (the thread running the duty cycle).
+    /** The open run's record, and the bytes of frames appended to it. */
+    private int runAt;
+    private int runLength;
+    /** The run's last frames, not yet copied in: back to back in {@code pendingSrc} from {@code pendingOffset}. */
+    private DirectBuffer pendingSrc;
+    private int pendingOffset;
+    private int pendingLength;
     /** Per address object (a connection's, so few and stable): its 16 bytes as the two longs a record holds. */
     private final IdentityHashMap<InetAddress, long[]> senderWords = new IdentityHashMap<>();
     private InetAddress recentAddress;
@@ -89,17 +97,11 @@ final class ReceiveRing
         view = memory.duplicate().asReadOnlyBuffer();
     }
 
-    /** @return the largest payload a record can carry (a record of an eighth of the ring); larger ones wait outside. */
-    int maxPayload()
-    {
-        return maxPayload(capacity);
-    }
-
     /**
-     * @param capacity a ring's size.
-     * @return the largest payload, or run of frames, a record of that ring can carry.
+     * @return the largest payload, or run of frames, a record can carry (a record of an eighth of the ring); larger
+     *         payloads wait outside.
      */
-    static int maxPayload(final int capacity)
+    int maxPayload()
     {
         return capacity / 8 - PAYLOAD_OFFSET;
     }
@@ -111,25 +113,6 @@ final class ReceiveRing
      */
     boolean write(final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
     {
-        return put(sender.getPort(), sender, src, offset, length);
-    }
-
-    /**
-     * Writer: one run record, if it fits now: frames of {@code sender} (each a valid RDS header and its payload,
-     * back to back), copied as they are.
-     *
-     * @param sender the frames' sender.
-     * @param length the frames' bytes, headers included.
-     * @return false if the ring has no room for them (or they are more than {@link #maxPayload()}).
-     */
-    boolean writeRun(final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
-    {
-        return put(RUN | sender.getPort(), sender, src, offset, length);
-    }
-
-    private boolean put(
-        final int portWord, final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
-    {
         if (length > maxPayload())
         {
             return false;
@@ -139,13 +122,85 @@ final class ReceiveRing
         {
             return false;
         }
+        writeSender(at, sender.getPort(), sender);
+        buffer.putBytes(at + PAYLOAD_OFFSET, src, offset, length);
+        records.commit();
+        return true;
+    }
+
+    /**
+     * Writer: opens a run record for frames of {@code sender} with room for {@link #maxPayload()} bytes of them, the
+     * first frame its first. Until {@link #closeRun} the run holds the ring's one claim: nothing else is written. The
+     * frames appended stay where they are, unchanged, until the run is closed: those lying back to back in one buffer
+     * are copied in one piece when the next does not follow them, or at the close.
+     *
+     * @param src    holds the frame: a valid RDS header, then its payload.
+     * @param length the frame's bytes, its header included.
+     * @return false if the ring has no room for a run now, or the frame is larger than a run.
+     */
+    boolean openRun(final InetSocketAddress sender, final DirectBuffer src, final int offset, final int length)
+    {
+        final int at = length > maxPayload() ? -1 : records.claim(PAYLOAD_OFFSET + maxPayload());
+        if (at < 0)
+        {
+            return false;
+        }
+        writeSender(at, RUN | sender.getPort(), sender);
+        runAt = at;
+        runLength = length;
+        pendingSrc = src;
+        pendingOffset = offset;
+        pendingLength = length;
+        return true;
+    }
+
+    /**
+     * Writer: appends a frame of the open run's sender to it, if it has room.
+     *
+     * @return false if the run is full: close it, and write the frame otherwise.
+     */
+    boolean appendToRun(final DirectBuffer src, final int offset, final int length)
+    {
+        if (length > maxPayload() - runLength)
+        {
+            return false;
+        }
+        if (src != pendingSrc || offset != pendingOffset + pendingLength)
+        {
+            copyPending();
+            pendingSrc = src;
+            pendingOffset = offset;
+        }
+        pendingLength += length;
+        runLength += length;
+        return true;
+    }
+
+    /** Writer: the open run is complete: the reader may take its frames, and the room it did not use is free. */
+    void closeRun()
+    {
+        copyPending();
+        records.commit(runAt, PAYLOAD_OFFSET + runLength);
+    }
+
+    /** Writer: copies the frames appended since the last copy, which lie back to back, into the open run. */
+    private void copyPending()
+    {
+        if (pendingLength > 0)
+        {
+            buffer.putBytes(runAt + PAYLOAD_OFFSET + runLength - pendingLength, pendingSrc, pendingOffset, pendingLength);
+            pendingLength = 0;
+        }
+        pendingSrc = null;
+    }
+
+    /** Writer: a record's port word and its sender's address. */
+    private void writeSender(final int at, final int portWord, final InetSocketAddress sender)
+    {
         final long[] address = wordsOf(sender);
         buffer.putInt(at + PORT_OFFSET, portWord);
         buffer.putLong(at + ADDRESS_OFFSET, address[0]);
         buffer.putLong(at + ADDRESS_OFFSET + 8, address[1]);
-        buffer.putBytes(at + PAYLOAD_OFFSET, src, offset, length);
-        records.commit();
-        return true;
     }
 
     /** @return true if no record is waiting; any thread (a racy read). */

@@ -46,6 +46,8 @@ final class RecordRing
     private long headCache;
     /** Where the claimed record ends: {@link #commit} publishes it as the tail. */
     private long claimedEnd;
+    /** The claimed record's room. */
+    private int claimedAligned;
 
     // The reader.
     private long head;
@@ -109,6 +111,7 @@ final class RecordRing
         }
         buffer.putInt(at, recordLength);
         claimedEnd = end;
+        claimedAligned = aligned;
         return at;
     }
 
@@ -117,6 +120,20 @@ final class RecordRing
     {
         tail = claimedEnd;
         buffer.putLongOrdered(tailIndex, tail);
+    }
+
+    /**
+     * Writer: the record claimed last is written, shorter than claimed: its length becomes {@code recordLength} and the
+     * room after it stays the writer's.
+     *
+     * @param at           the record's index, as {@link #claim} returned it.
+     * @param recordLength its length, its header included: at least 4 and at most what was claimed.
+     */
+    void commit(final int at, final int recordLength)
+    {
+        buffer.putInt(at, recordLength);
+        claimedEnd = claimedEnd - claimedAligned + BitUtil.align(recordLength, ALIGNMENT);
+        commit();
     }
 
     /**

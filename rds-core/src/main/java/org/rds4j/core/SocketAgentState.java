@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -22,6 +23,16 @@ final class SocketAgentState
     boolean wakeSendersPending;
     /** Agent only: wake its blocked receivers then. Either flag set means the socket is on the agent's list. */
     boolean wakeReceiversPending;
+
+    /**
+     * Agent only, within one transport read: the run of frames open in the socket's receive ring
+     * (docs/receive-runs.md), its sender, frames (0: none open) and payload bytes; and whether the socket is on the
+     * agent's list of sockets whose runs close at the read's end.
+     */
+    InetSocketAddress runSender;
+    int runFrames;
+    int runBytes;
+    boolean runListed;
 
     /** Agent only, within one ack: the socket is on the agent's list of sockets whose acked bytes are to be freed. */
     boolean ackedPending;

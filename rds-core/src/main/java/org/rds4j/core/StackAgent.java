@@ -50,7 +50,8 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     private final Map<ConnectionKey, Connection> connectionsByKey = new HashMap<>();
     private final Congestion congestion = new Congestion(sockets);
     private final SocketWakeups wakeups = new SocketWakeups();
-    private final ReceiveRun run = new ReceiveRun();
+    /** The sockets with a run of frames open in their receive ring, within a transport's read. */
+    private final ArrayList<RdsSocketImpl> runs = new ArrayList<>();
     /** Within one ack: the sockets whose recycled messages' bytes are still to be freed ({@link #releaseAckedDone}). */
     private final ArrayList<RdsSocketImpl> acked = new ArrayList<>();
     /** The stack's peer listener: events queued here, handed to the application's executor. */
@@ -491,57 +492,75 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     }
 
     /**
-     * Hands a received payload to a socket, marking its port congested when its receive buffer overflows. A held frame
-     * that follows the last one in its buffer, for the same socket, joins its run (docs/receive-runs.md); anything
-     * else first queues the run gathered. A driver's session takes a payload past the socket's queue when that is
-     * empty (one copy and one ring fewer per message), so its sockets get no runs.
+     * Hands a received payload to a socket, marking its port congested when its receive buffer overflows. A frame of a
+     * transport's batch is appended to the run its socket has open in its receive ring for that sender, or opens one
+     * (docs/receive-runs.md): the runs are queued at the batch's end, or when their socket's next frame does not join. A driver's
+     * session takes a payload past the socket's queue when that is empty (one copy and one ring fewer per message), so
+     * its sockets get no runs.
      */
     @Override
     public void deliver(
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
-        final int length, final boolean held)
+        final int length, final boolean batched)
     {
+        final SocketAgentState state = socket.agentState();
         final int frame = offset - RdsHeader.LENGTH;
-        if (run.socket != null)
+        final int frameLength = RdsHeader.LENGTH + length;
+        if (state.runFrames > 0)
         {
-            if (run.extend(socket, sender, buffer, frame, length, socket.received.maxRunBytes()))
+            if (batched && sender == state.runSender && socket.received.appendToRun(buffer, frame, frameLength))
             {
+                state.runFrames++;
+                state.runBytes += length;
                 return;
             }
-            framesEnd();
+            closeRun(socket, state); // the socket's earlier frames go first
         }
         // a test of the class, not a call: the sockets a selector or push delivery watches pay nothing for it
         final boolean session = socket.watcher() instanceof DriverSession.Entry;
-        if (held && !session)
+        if (batched && !session && socket.received.openRun(sender, buffer, frame, frameLength))
         {
-            run.start(socket, sender, buffer, frame, length);
+            state.runSender = sender;
+            state.runFrames = 1;
+            state.runBytes = length;
+            if (!state.runListed)
+            {
+                state.runListed = true;
+                runs.add(socket);
+            }
             return;
         }
         deliverOne(socket, sender, buffer, offset, length, session);
     }
 
     @Override
-    public void framesEnd()
+    public void batchEnd()
     {
-        final RdsSocketImpl socket = run.socket;
-        if (socket == null)
+        for (int i = 0, n = runs.size(); i < n; i++)
         {
-            return;
+            final RdsSocketImpl socket = runs.get(i);
+            final SocketAgentState state = socket.agentState();
+            if (state.runFrames > 0)
+            {
+                closeRun(socket, state);
+            }
+            state.runListed = false;
         }
-        if (run.frames == 1)
+        runs.clear();
+    }
+
+    private void closeRun(final RdsSocketImpl socket, final SocketAgentState state)
+    {
+        final long queued = socket.received.closeRun(state.runBytes);
+        wakeups.receivers(socket);
+        counters.recvDelivered.getAndAddOrdered(state.runFrames);
+        if (state.runFrames > 1)
         {
-            deliverOne(socket, run.sender, run.buffer, run.start + RdsHeader.LENGTH, run.payloadBytes, false);
-        }
-        else
-        {
-            final long queued = socket.received.offerRun(
-                run.sender, run.buffer, run.start, run.end - run.start, run.payloadBytes, counters);
-            wakeups.receivers(socket);
-            counters.recvDelivered.getAndAddOrdered(run.frames);
             counters.recvRuns.incrementOrdered();
-            congestion.onReceived(socket, queued);
         }
-        run.clear();
+        congestion.onReceived(socket, queued);
+        state.runFrames = 0;
+        state.runSender = null;
     }
 
     private void deliverOne(

@@ -129,13 +129,13 @@ final class FakePathHost implements PathHost
     @Override
     public void deliver(
         final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
-        final int length, final boolean held)
+        final int length, final boolean batched)
     {
         throw new AssertionError("no socket is bound in these tests");
     }
 
     @Override
-    public void framesEnd()
+    public void batchEnd()
     {
     }
 

@@ -248,54 +248,22 @@ class ReceiveQueueTest
                 queue.offer(FROM, message, 0, length, counters);
             }
         }, "rq-producer");
-        producer.start();
-        final ByteBuffer dst = ByteBuffer.allocate(1024);
-        final int[] next = {0};
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        try
-        {
-            while (next[0] < count)
-            {
-                assertTrue(System.nanoTime() < deadline, "took " + next[0] + " of " + count + " in 60 s");
-                if ((next[0] & 1) == 0)
-                {
-                    dst.clear();
-                    if (queue.takeInto(dst, null) != null)
-                    {
-                        assertEquals(next[0], dst.getInt(0), "receive out of order");
-                        next[0]++;
-                    }
-                }
-                else
-                {
-                    queue.poll((sender, payload) ->
-                    {
-                        assertEquals(next[0], payload.getInt(payload.position()), "poll out of order");
-                        next[0]++;
-                    }, 5);
-                }
-            }
-        }
-        catch (final Throwable t)
-        {
-            failure.set(t);
-            throw t;
-        }
-        finally
-        {
-            producer.join();
-        }
+        takeInOrder(count, producer, failure, false);
         assertTrue(counters.recvRingSpill.get() >= count / 2, "spilled " + counters.recvRingSpill.get());
     }
 
     @Test
-    void aRunIsQueuedAsItsPayloadsCountedTruncatedAndSpilledInOrder() throws Exception
+    void aRunIsQueuedAtItsCloseCountedTruncatedAndOpensOnlyWhenNothingWaitsOutsideAndTheRingHasRoom() throws Exception
     {
         queue = queue();
-        assertEquals(RING / 8 - 24, queue.maxRunBytes());
-        final InetSocketAddress otherPort = new InetSocketAddress(FROM.getAddress(), 4001);
-        assertEquals(307, queue.offerRun(FROM, frames(new int[] {100, 7, 200}, 0), 0, 3 * RdsHeader.LENGTH + 307, 307,
-            counters));
+        final UnsafeBuffer frames = frames(new int[] {100, 7, 200}, 0);
+        assertTrue(queue.openRun(FROM, frames, 0, RdsHeader.LENGTH + 100));
+        assertTrue(queue.appendToRun(frames, RdsHeader.LENGTH + 100, RdsHeader.LENGTH + 7));
+        assertTrue(queue.appendToRun(frames, 2 * RdsHeader.LENGTH + 107, RdsHeader.LENGTH + 200));
+        final ByteBuffer dst = ByteBuffer.allocate(4000);
+        assertNull(queue.takeInto(dst, null), "nothing of an open run is seen");
+        assertEquals(0, queue.queuedBytes());
+        assertEquals(307, queue.closeRun(307));
         assertEquals(0, counters.recvRingSpill.get());
 
         final RdsReceiveInfo info = new RdsReceiveInfo();
@@ -309,54 +277,31 @@ class ReceiveQueueTest
         assertEquals(7, info.length());
         assertFalse(info.truncated());
         assertArrayEquals(bytes(7, 1), received(small));
-        final ByteBuffer dst = ByteBuffer.allocate(4000);
         assertEquals(FROM, queue.takeInto(dst, info));
         assertArrayEquals(bytes(200, 2), received(dst));
         assertEquals(0, queue.queuedBytes());
 
-        // a message waits outside the ring: a run behind it waits outside too, frame by frame, in order
+        // a message waits outside the ring: no run opens behind it
         offer(FROM, bytes(2000, 9));
-        queue.offerRun(otherPort, frames(new int[] {30, 40}, 10), 0, 2 * RdsHeader.LENGTH + 70, 70, counters);
-        assertEquals(3, counters.recvRingSpill.get());
-        // the ring full (8 records of an eighth): a run that does not fit waits outside, frame by frame
+        final UnsafeBuffer more = frames(new int[] {30, 40}, 10);
+        assertFalse(queue.openRun(FROM, more, 0, RdsHeader.LENGTH + 30));
+        assertEquals(FROM, queue.takeInto(dst.clear(), info));
+        assertEquals(2000, info.length());
+        // the ring with less than an eighth free: no run opens, a record of its own still fits
         final byte[] eighth = bytes(RING / 8 - 24, 50);
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < 7; i++)
         {
             queue.offer(FROM, new UnsafeBuffer(eighth), 0, eighth.length, counters);
         }
-        assertEquals(11, counters.recvRingSpill.get(), "behind those outside the ring, the eighths are outside too");
+        assertFalse(queue.openRun(FROM, more, 0, RdsHeader.LENGTH + 30));
+        queue.offer(FROM, more, RdsHeader.LENGTH, 30, counters);
+        assertEquals(1, counters.recvRingSpill.get(), "only the message of 2,000 bytes waited outside");
         final List<Integer> lengths = new ArrayList<>();
-        final List<Integer> ports = new ArrayList<>();
         while (queue.takeInto(dst.clear(), info) != null)
         {
             lengths.add(info.length());
-            ports.add(info.sender().getPort());
         }
-        assertEquals(List.of(2000, 30, 40, 488, 488, 488, 488, 488, 488, 488, 488), lengths);
-        assertEquals(List.of(4000, 4001, 4001, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000), ports,
-            "the run's frames outside the ring keep its sender");
-        assertEquals(0, queue.queuedBytes());
-
-        queue.releaseAll();
-        queue = queue(); // its ring starts at 0: eight records of an eighth fill it exactly
-        for (int i = 0; i < 8; i++)
-        {
-            queue.offer(FROM, new UnsafeBuffer(eighth), 0, eighth.length, counters);
-        }
-        assertEquals(11, counters.recvRingSpill.get(), "in the ring now");
-        queue.offerRun(FROM, frames(new int[] {1, 2, 3}, 20), 0, 3 * RdsHeader.LENGTH + 6, 6, counters);
-        assertEquals(14, counters.recvRingSpill.get(), "the ring is full: the run waits outside, frame by frame");
-        final List<byte[]> payloads = new ArrayList<>();
-        assertEquals(11, queue.poll((sender, payload) ->
-        {
-            final byte[] copy = new byte[payload.remaining()];
-            payload.get(copy);
-            payloads.add(copy);
-        }, 20));
-        for (int i = 0; i < 3; i++)
-        {
-            assertArrayEquals(bytes(i + 1, 20 + i), payloads.get(8 + i), "frame " + i);
-        }
+        assertEquals(List.of(488, 488, 488, 488, 488, 488, 488, 30), lengths);
         assertEquals(0, queue.queuedBytes());
     }
 
@@ -390,67 +335,20 @@ class ReceiveQueueTest
                     queue.offer(sender, frames, 0, 600, counters); // larger than a record: outside the ring
                     continue;
                 }
-                // a run of 1 to 12 frames of 8 to 44 bytes, up to what one record carries
+                // a read of 1 to 24 frames of 8 to 44 bytes from one sender
                 int length = 0;
-                int payloads = 0;
-                for (int n = 1 + i % 12; n > 0 && i < count && i % 7 != 3; n--)
+                for (int n = 1 + i % 24; n > 0 && i < count && i % 7 != 3; n--)
                 {
                     final int payload = 8 + (i * 13) % 37;
-                    if (length + RdsHeader.LENGTH + payload > queue.maxRunBytes())
-                    {
-                        break;
-                    }
                     RdsHeader.write(frames, length, i + 1, 0, payload, sender.getPort(), 5000, 0, 0);
                     frames.putInt(length + RdsHeader.LENGTH, i++, java.nio.ByteOrder.BIG_ENDIAN);
                     frames.putInt(length + RdsHeader.LENGTH + 4, sender.getPort(), java.nio.ByteOrder.BIG_ENDIAN);
                     length += RdsHeader.LENGTH + payload;
-                    payloads += payload;
                 }
-                queue.offerRun(sender, frames, 0, length, payloads, counters);
+                offerFrames(sender, frames, length);
             }
         }, "rq-runs-producer");
-        producer.start();
-        final ByteBuffer dst = ByteBuffer.allocate(1024);
-        final int[] next = {0};
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        try
-        {
-            while (next[0] < count)
-            {
-                assertTrue(System.nanoTime() < deadline, "took " + next[0] + " of " + count + " in 60 s");
-                if ((next[0] & 1) == 0)
-                {
-                    dst.clear();
-                    final InetSocketAddress sender = queue.takeInto(dst, null);
-                    if (sender != null)
-                    {
-                        assertEquals(next[0], dst.getInt(0), "receive out of order");
-                        assertEquals(dst.getInt(4), sender.getPort(), "message " + next[0]);
-                        next[0]++;
-                    }
-                }
-                else
-                {
-                    queue.poll((sender, payload) ->
-                    {
-                        assertEquals(next[0], payload.getInt(payload.position()), "poll out of order");
-                        assertEquals(payload.getInt(payload.position() + 4), sender.getPort(), "message " + next[0]);
-                        next[0]++;
-                    }, 1 + next[0] % 9);
-                }
-            }
-            assertNull(queue.takeInto(dst.clear(), null));
-            assertEquals(0, queue.queuedBytes());
-        }
-        catch (final Throwable t)
-        {
-            failure.set(t);
-            throw t;
-        }
-        finally
-        {
-            producer.join();
-        }
+        takeInOrder(count, producer, failure, true);
         assertTrue(counters.recvRingSpill.get() >= count / 7, "spilled " + counters.recvRingSpill.get());
     }
 
@@ -595,23 +493,111 @@ class ReceiveQueueTest
         queue.offer(sender, new UnsafeBuffer(payload), 0, payload.length, counters);
     }
 
-    /** Frames back to back in one buffer, as a TCP read holds them: payload {@code i} is {@code bytes(lengths[i], seed + i)}. */
+    /**
+     * Starts {@code producer} and takes {@code count} messages numbered from 0 (an int at each payload's start) while
+     * it offers them, by receive and by polls of 1 to 9 in turn: each must come in order, and with {@code portsNamed}
+     * from the port its payload's second int names; then nothing is left.
+     */
+    private void takeInOrder(
+        final int count, final Thread producer, final AtomicReference<Throwable> failure, final boolean portsNamed)
+        throws Exception
+    {
+        producer.start();
+        final ByteBuffer dst = ByteBuffer.allocate(1024);
+        final int[] next = {0};
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try
+        {
+            while (next[0] < count)
+            {
+                assertTrue(System.nanoTime() < deadline, "took " + next[0] + " of " + count + " in 60 s");
+                if ((next[0] & 1) == 0)
+                {
+                    dst.clear();
+                    final InetSocketAddress sender = queue.takeInto(dst, null);
+                    if (sender != null)
+                    {
+                        assertEquals(next[0], dst.getInt(0), "receive out of order");
+                        assertTrue(!portsNamed || dst.getInt(4) == sender.getPort(), "message " + next[0]);
+                        next[0]++;
+                    }
+                }
+                else
+                {
+                    queue.poll((sender, payload) ->
+                    {
+                        assertEquals(next[0], payload.getInt(payload.position()), "poll out of order");
+                        assertTrue(!portsNamed || payload.getInt(payload.position() + 4) == sender.getPort(),
+                            "message " + next[0]);
+                        next[0]++;
+                    }, 1 + next[0] % 9);
+                }
+            }
+            assertNull(queue.takeInto(dst.clear(), null));
+            assertEquals(0, queue.queuedBytes());
+        }
+        catch (final Throwable t)
+        {
+            failure.set(t);
+            throw t;
+        }
+        finally
+        {
+            producer.join();
+        }
+    }
+
+    /**
+     * Offers frames of one sender lying back to back in {@code frames} as the stack offers a read's frames: in runs
+     * while the ring opens them, each payload on its own otherwise.
+     */
+    private void offerFrames(final InetSocketAddress sender, final UnsafeBuffer frames, final int length)
+    {
+        int runFrames = 0;
+        int runBytes = 0;
+        for (int at = 0; at < length; )
+        {
+            final int payload = (int)RdsHeader.length(frames, at);
+            final int frame = RdsHeader.LENGTH + payload;
+            if (runFrames > 0 && queue.appendToRun(frames, at, frame))
+            {
+                runFrames++;
+                runBytes += payload;
+            }
+            else
+            {
+                if (runFrames > 0)
+                {
+                    queue.closeRun(runBytes);
+                    runFrames = 0;
+                }
+                if (queue.openRun(sender, frames, at, frame))
+                {
+                    runFrames = 1;
+                    runBytes = payload;
+                }
+                else
+                {
+                    queue.offer(sender, frames, at + RdsHeader.LENGTH, payload, counters);
+                }
+            }
+            at += frame;
+        }
+        if (runFrames > 0)
+        {
+            queue.closeRun(runBytes);
+        }
+    }
+
+    /** Frames back to back, as a TCP read holds them: payload {@code i} is {@code bytes(lengths[i], seed + i)}. */
     private static UnsafeBuffer frames(final int[] lengths, final int seed)
     {
-        int total = 0;
-        for (final int length : lengths)
-        {
-            total += RdsHeader.LENGTH + length;
-        }
-        final UnsafeBuffer frames = new UnsafeBuffer(new byte[total]);
-        int at = 0;
+        final byte[][] payloads = new byte[lengths.length][];
         for (int i = 0; i < lengths.length; i++)
         {
-            RdsHeader.write(frames, at, i + 1, 0, lengths[i], 4000, 5000, 0, 0);
-            frames.putBytes(at + RdsHeader.LENGTH, bytes(lengths[i], seed + i));
-            at += RdsHeader.LENGTH + lengths[i];
+            payloads[i] = bytes(lengths[i], seed + i);
         }
-        return frames;
+        return BackToBackFrames.of(payloads);
     }
 
     private static byte[] bytes(final int length, final int seed)

@@ -157,10 +157,9 @@ class ReceiveRingTest
     @Test
     void aRunRecordHoldsItsFramesAsTheyCameAndIsTakenFrameByFrame()
     {
-        final UnsafeBuffer frames = frames(new int[] {10, 0, 100}, new int[] {4000, 4001, 4000});
-        assertFalse(ring.writeRun(from, frames, 0, MAX_PAYLOAD + 1), "larger than an eighth");
+        final UnsafeBuffer frames = frames(10, 0, 100);
         // the run takes 24 + 3 x 48 + 110 bytes, aligned: 280; the single record 32; seven of 512; 200 are left
-        assertTrue(ring.writeRun(from, frames, 0, 3 * RdsHeader.LENGTH + 110));
+        run(from, frames, 10, 0, 100);
         assertTrue(write(5, 4));
         for (int i = 0; i < 7; i++)
         {
@@ -188,7 +187,7 @@ class ReceiveRingTest
         assertNull(ring.takeInto(dst));
 
         final InetSocketAddress other = new InetSocketAddress(from.getAddress(), 4001);
-        assertTrue(ring.writeRun(other, frames, 0, 2 * RdsHeader.LENGTH + 10));
+        run(other, frames, 10, 0);
         assertEquals(other, ring.takeInto(dst.clear()));
         assertEquals(other, ring.takeInto(dst.clear()));
         assertTrue(ring.isEmpty());
@@ -197,8 +196,7 @@ class ReceiveRingTest
     @Test
     void pollHandsARunsFramesInPlaceAndAReadWithinItsHandlerThrowsAndSkipsNothing()
     {
-        assertTrue(ring.writeRun(from, frames(new int[] {10, 20, 30}, new int[] {4000, 4000, 4000}), 0,
-            3 * RdsHeader.LENGTH + 60));
+        run(from, frames(10, 20, 30), 10, 20, 30);
         final long[] taken = {0};
         final int[] handled = {0};
         assertEquals(1, ring.poll((sender, payload) ->
@@ -223,30 +221,72 @@ class ReceiveRingTest
     @Test
     void aFrameThatDoesNotFitItsRunIsRefused()
     {
-        final UnsafeBuffer frames = frames(new int[] {10, 100}, new int[] {4000, 4000});
-        // the run cut short within the second frame's payload, then within its header
-        assertTrue(ring.writeRun(from, frames, 0, 2 * RdsHeader.LENGTH + 10 + 99));
+        final UnsafeBuffer frames = frames(10, 100);
+        // the second frame cut short: its header announces 100 bytes, the run holds 99 of them
+        assertTrue(ring.openRun(from, frames, 0, RdsHeader.LENGTH + 10));
+        assertTrue(ring.appendToRun(frames, RdsHeader.LENGTH + 10, RdsHeader.LENGTH + 99));
+        ring.closeRun();
         take(10, 1);
         assertThrows(IllegalStateException.class, () -> ring.takeInto(ByteBuffer.allocate(200)));
     }
 
-    /** Frames back to back in one buffer, as a TCP read holds them: payload {@code i} has {@code lengths[i]} bytes of seed {@code i + 1}. */
-    private static UnsafeBuffer frames(final int[] lengths, final int[] ports)
+    @Test
+    void aRunTakesFramesUpToAnEighthOfTheRingAndOpensOnlyWithThatMuchRoom()
     {
-        int total = 0;
-        for (final int length : lengths)
+        final int frame = RdsHeader.LENGTH + 60;
+        final UnsafeBuffer frames = frames(60, 60, 60, 60, 60);
+        final UnsafeBuffer large = frames(MAX_PAYLOAD - RdsHeader.LENGTH + 1);
+        assertFalse(ring.openRun(from, large, 0, MAX_PAYLOAD + 1), "a frame larger than a run");
+        assertTrue(ring.isEmpty());
+        assertTrue(ring.openRun(from, frames, 0, frame));
+        for (int i = 1; i < 4; i++)
         {
-            total += RdsHeader.LENGTH + length;
+            assertTrue(ring.appendToRun(frames, i * frame, frame), "frame " + i);
         }
-        final UnsafeBuffer frames = new UnsafeBuffer(new byte[total]);
+        assertFalse(ring.appendToRun(frames, 4 * frame, frame), "432 bytes of frames, and 108 more than 488");
+        ring.closeRun();
+        // the run gave back the room it did not use: 24 + 432 bytes taken, 3,640 left, seven records of 512 leave 56
+        for (int i = 0; i < 7; i++)
+        {
+            assertTrue(write(MAX_PAYLOAD, 10 + i), "record " + i);
+        }
+        assertFalse(ring.openRun(from, frames, 0, frame), "a run opens with an eighth of the ring free");
+        assertTrue(write(32, 20), "the last 56 bytes");
+        assertFalse(write(0, 99), "full");
+        for (int i = 0; i < 4; i++)
+        {
+            take(60, i + 1);
+        }
+        for (int i = 0; i < 7; i++)
+        {
+            take(MAX_PAYLOAD, 10 + i);
+        }
+        take(32, 20);
+        assertTrue(ring.isEmpty());
+    }
+
+    /** Writes the frames lying back to back in {@code frames} as one run, as the stack does for a read's frames. */
+    private void run(final InetSocketAddress sender, final UnsafeBuffer frames, final int... lengths)
+    {
         int at = 0;
         for (int i = 0; i < lengths.length; i++)
         {
-            RdsHeader.write(frames, at, i + 1, 0, lengths[i], ports[i], 5000, 0, 0);
-            frames.putBytes(at + RdsHeader.LENGTH, bytes(lengths[i], i + 1));
-            at += RdsHeader.LENGTH + lengths[i];
+            final int frame = RdsHeader.LENGTH + lengths[i];
+            assertTrue(i == 0 ? ring.openRun(sender, frames, at, frame) : ring.appendToRun(frames, at, frame));
+            at += frame;
         }
-        return frames;
+        ring.closeRun();
+    }
+
+    /** Frames back to back, as a TCP read holds them: payload {@code i} is {@code bytes(lengths[i], i + 1)}. */
+    private static UnsafeBuffer frames(final int... lengths)
+    {
+        final byte[][] payloads = new byte[lengths.length][];
+        for (int i = 0; i < lengths.length; i++)
+        {
+            payloads[i] = bytes(lengths[i], i + 1);
+        }
+        return BackToBackFrames.of(payloads);
     }
 
     private boolean write(final int length, final int seed)

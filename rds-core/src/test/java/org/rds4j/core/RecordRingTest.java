@@ -54,6 +54,27 @@ class RecordRingTest
         assertEquals(-1, reader.next());
     }
 
+    @Test
+    void aRecordCommittedShorterThanClaimedGivesBackTheRestEvenAfterPadding()
+    {
+        assertEquals(0, writer.claim(1000));
+        writer.commit(0, 900); // 904 of 1,024 taken
+        assertEquals(-1, writer.claim(200), "120 bytes left at the end and none at the start");
+        assertEquals(0, reader.next());
+        assertEquals(900, reader.length());
+        reader.take(0);
+        reader.publishHead();
+        assertEquals(0, writer.claim(200), "past 120 bytes of padding, at the ring's start");
+        writer.commit(0, 20); // 24 taken after the padding
+        assertEquals(0, reader.next(), "past the padding");
+        assertEquals(20, reader.length());
+        reader.take(0);
+        reader.publishHead();
+        assertEquals(24, writer.claim(1000), "the 1,000 bytes after the short record: it gave the rest back");
+        writer.commit(24, 8);
+        assertEquals(32, writer.claim(16));
+    }
+
     /** Two records of 16 bytes, at 0 and 16, numbered 1 and 2 after their lengths. */
     private void writeTwoRecords()
     {

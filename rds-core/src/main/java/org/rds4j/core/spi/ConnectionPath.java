@@ -88,18 +88,17 @@ public interface ConnectionPath
     void onFrame(DirectBuffer buffer, int offset);
 
     /**
-     * As {@link #onFrame}, for a frame that stays where it is, unchanged, until the transport's next
-     * {@link #onFramesEnd}: the stack may keep it by reference until then and queue it with the frames that follow it
-     * in the same buffer in one copy. A transport calls it only for frames it keeps so (TCP: a read's frames until
-     * the read buffer is compacted).
+     * As {@link #onFrame}, for a frame of a batch (TCP: the frames of one read) that the transport ends with
+     * {@link #onBatchEnd} and keeps where it is, unchanged, until then: the stack may copy it only then, with the
+     * frames that follow it in the buffer, and queues it with the socket's other frames of the batch as one record.
      *
      * @param buffer holds the frame.
      * @param offset of its header; the payload follows it.
      */
-    void onHeldFrame(DirectBuffer buffer, int offset);
+    void onBatchFrame(DirectBuffer buffer, int offset);
 
-    /** The frames given to {@link #onHeldFrame} are about to change or go: the stack has queued them on return. */
-    void onFramesEnd();
+    /** The batch of frames given to {@link #onBatchFrame} has ended: the stack has queued every one on return. */
+    void onBatchEnd();
 
     /**
      * Gives the transport the frames to send next, in order, each positioned from its first unsent byte: the

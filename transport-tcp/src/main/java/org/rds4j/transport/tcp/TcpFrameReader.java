@@ -40,8 +40,8 @@ final class TcpFrameReader
         boolean onFrame(DirectBuffer buffer, int offset, int frameLength);
 
         /**
-         * The frames handed to {@link #onFrame} since the last call stay where they were until this returns: the
-         * parse is about to move what follows them.
+         * The frames handed to {@link #onFrame} since the last call stay where they were until this returns: the parse
+         * is about to move what follows them. Called also when a handler threw.
          */
         default void onFramesEnd()
         {
@@ -133,30 +133,36 @@ final class TcpFrameReader
         final int end = buffer.position();
         int offset = 0;
         int count = 0;
-        while (end - offset >= RdsHeader.LENGTH)
+        try
         {
-            final int verdict = RdsHeader.validate(view, offset);
-            if (verdict != RdsHeader.VALID)
+            while (end - offset >= RdsHeader.LENGTH)
             {
-                invalidVerdict = verdict;
-                break;
-            }
-            final int frameLength = RdsHeader.LENGTH + (int)RdsHeader.length(view, offset);
-            if (end - offset < frameLength)
-            {
-                break;
-            }
-            count++;
-            final boolean more = handler.onFrame(view, offset, frameLength);
-            offset += frameLength;
-            if (!more)
-            {
-                break;
+                final int verdict = RdsHeader.validate(view, offset);
+                if (verdict != RdsHeader.VALID)
+                {
+                    invalidVerdict = verdict;
+                    break;
+                }
+                final int frameLength = RdsHeader.LENGTH + (int)RdsHeader.length(view, offset);
+                if (end - offset < frameLength)
+                {
+                    break;
+                }
+                count++;
+                final boolean more = handler.onFrame(view, offset, frameLength);
+                offset += frameLength;
+                if (!more)
+                {
+                    break;
+                }
             }
         }
-        if (count > 0)
+        finally
         {
-            handler.onFramesEnd();
+            if (count > 0)
+            {
+                handler.onFramesEnd(); // also if a handler threw: nothing may refer to the frames once they move
+            }
         }
         if (offset > 0)
         {

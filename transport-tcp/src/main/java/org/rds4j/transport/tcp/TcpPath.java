@@ -113,7 +113,7 @@ final class TcpPath implements TransportPath
      */
     private long bulkBytesCopied;
     private final TcpFrameReader reader;
-    /** A read's frames stay in the read buffer until the parse ends them: the stack may queue them in runs. */
+    /** A read's frames are one batch for the stack, which queues a socket's frames of it in one run. */
     private final TcpFrameReader.FrameHandler onFrame = new TcpFrameReader.FrameHandler()
     {
         @Override
@@ -125,7 +125,7 @@ final class TcpPath implements TransportPath
         @Override
         public void onFramesEnd()
         {
-            connection.onFramesEnd();
+            connection.onBatchEnd();
         }
     };
     /** What the next read asks for: {@link #READ_BYTES_STREAMING} after a read that took all it asked for. */
@@ -755,7 +755,7 @@ final class TcpPath implements TransportPath
         {
             return false;
         }
-        connection.onHeldFrame(buffer, offset);
+        connection.onBatchFrame(buffer, offset);
         return true;
     }
 

@@ -1,13 +1,17 @@
 package org.rds4j.transport.tcp;
 
+import org.agrona.DirectBuffer;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.wire.RdsHeader;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * {@link TcpFrameReader}'s memory: its buffer comes from a {@link TcpBufferPool} while it holds bytes, grows only
@@ -52,6 +56,41 @@ class TcpFrameReaderTest
         assertEquals(0, pool.lentBytes());
         assertEquals(SMALLEST + 256 * 1024, pool.idleBytes());
         assertEquals(256 * 1024, reader.largestCapacity());
+    }
+
+    /** The stack refers to a parse's frames until their end is told (receive runs): it is told before they move. */
+    @Test
+    void theEndOfAParsesFramesIsToldOnceBeforeTheyMoveAndAlsoWhenAHandlerThrows()
+    {
+        final List<String> calls = new ArrayList<>();
+        final byte[] stream = FakePeer.concat(FakePeer.concat(frame(10), frame(20)), Arrays.copyOf(frame(30), 50));
+        final TcpFrameReader.FrameHandler handler = new TcpFrameReader.FrameHandler()
+        {
+            @Override
+            public boolean onFrame(final DirectBuffer buffer, final int offset, final int frameLength)
+            {
+                calls.add("frame " + frameLength);
+                if (frameLength == RdsHeader.LENGTH + 30)
+                {
+                    throw new IllegalStateException("the handler fails");
+                }
+                return true;
+            }
+
+            @Override
+            public void onFramesEnd()
+            {
+                calls.add("end, " + reader.buffered() + " bytes held as read");
+            }
+        };
+        reader.offer(ByteBuffer.wrap(stream), handler);
+        assertEquals(List.of("frame 58", "frame 68", "end, 176 bytes held as read"), calls);
+        assertEquals(50, reader.buffered(), "the frame begun, moved to the start");
+
+        calls.clear();
+        final ByteBuffer rest = ByteBuffer.wrap(frame(30), 50, RdsHeader.LENGTH + 30 - 50);
+        assertThrows(IllegalStateException.class, () -> reader.offer(rest, handler));
+        assertEquals(List.of("frame 78", "end, 78 bytes held as read"), calls);
     }
 
     @Test

@@ -194,12 +194,12 @@ class TcpPathAppendTest
         }
 
         @Override
-        public void onHeldFrame(final DirectBuffer buffer, final int offset)
+        public void onBatchFrame(final DirectBuffer buffer, final int offset)
         {
         }
 
         @Override
-        public void onFramesEnd()
+        public void onBatchEnd()
         {
         }
 

@@ -535,6 +535,29 @@ class TcpWireTest
         // how the reads cut the stream is TCP's choice; that the batch went in runs of two or more is not
         final long runs = counter("recv_runs");
         assertTrue(runs >= 1 && runs <= count / 2 + 2, "runs: " + runs);
+
+        // frames for the two sockets in turn, in one write: each socket's go into a run of its own, in order
+        batch.clear();
+        for (int i = 0; i < 2000; i++)
+        {
+            batch.put(FakePeer.header(15 + count + i, 0, 64, 4000, 5000 + i % 2, i == 1999 ? ACK_REQ : 0, 0, 0));
+            batch.put(pattern(64, i));
+        }
+        peer.sendRaw(Arrays.copyOf(batch.array(), batch.position()));
+        peer.readUntil(T, f -> f.ack() >= 15 + count + 1999, "the alternating batch's last ack");
+        for (int i = 0; i < 2000; i++)
+        {
+            final RdsSocket socket = i < 1000 ? a : b;
+            final int message = i < 1000 ? 2 * i : 2 * (i - 1000) + 1;
+            dst.clear();
+            assertEquals(new InetSocketAddress(peerAddress, 4000), socket.receive(dst), "message " + message);
+            assertArrayEquals(pattern(64, message), Arrays.copyOf(dst.array(), dst.position()), "message " + message);
+        }
+        assertNull(a.receive(dst.clear()));
+        assertNull(b.receive(dst.clear()));
+        assertEquals(12 + count + 2000, counter("recv_delivered"));
+        final long interleaved = counter("recv_runs") - runs;
+        assertTrue(interleaved >= 2 && interleaved <= 1000 + 4, "runs of frames that alternate sockets: " + interleaved);
     }
 
     @Test
