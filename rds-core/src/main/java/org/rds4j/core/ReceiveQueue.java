@@ -361,7 +361,6 @@ final class ReceiveQueue
         return offered - takenBytes.get();
     }
 
-
     /**
      * Agent: whether nothing waits to be taken (messages in the ring or outside it, events), so that the next message
      * may go past the queue without passing any of them.
