@@ -118,25 +118,25 @@ public class ReceiveQueueBenchmark
     public long offerRunsAndTake()
     {
         final int frame = RdsHeader.LENGTH + size;
-        int runBytes = 0;
+        int runFrames = 0;
         for (int i = 0; i < MESSAGES; i++)
         {
-            if (runBytes > 0 && queue.appendToRun(frames, i * frame, frame))
+            if (runFrames > 0 && queue.appendToRun(frames, i * frame, frame))
             {
-                runBytes += size;
+                runFrames++;
                 continue;
             }
-            if (runBytes > 0)
+            if (runFrames > 0)
             {
-                queue.closeRun(runBytes);
+                queue.closeRun(runFrames);
             }
             if (!queue.openRun(sender, frames, i * frame, frame))
             {
                 throw new IllegalStateException("the ring is sized for the batch");
             }
-            runBytes = size;
+            runFrames = 1;
         }
-        queue.closeRun(runBytes);
+        queue.closeRun(runFrames);
         return takeAll();
     }
 

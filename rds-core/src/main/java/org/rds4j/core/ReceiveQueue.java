@@ -349,13 +349,13 @@ final class ReceiveQueue
     /**
      * Agent: queues the open run's payloads, as {@link #offer} would have queued each in turn.
      *
-     * @param payloadBytes their bytes.
+     * @param frames how many the run holds.
      * @return the bytes now queued.
      */
-    long closeRun(final int payloadBytes)
+    long closeRun(final int frames)
     {
         // counted before they can be taken, as in offer
-        final long offered = offeredBytes.getPlain() + payloadBytes;
+        final long offered = offeredBytes.getPlain() + ring.runLength() - (long)frames * RdsHeader.LENGTH;
         offeredBytes.setRelease(offered);
         ring.closeRun();
         return offered - takenBytes.get();

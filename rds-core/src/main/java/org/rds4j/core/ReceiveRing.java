@@ -176,6 +176,12 @@ final class ReceiveRing
         return true;
     }
 
+    /** @return the bytes of the open run's frames so far, their headers included (the writer's view). */
+    int runLength()
+    {
+        return runLength;
+    }
+
     /** Writer: the open run is complete: the reader may take its frames, and the room it did not use is free. */
     void closeRun()
     {

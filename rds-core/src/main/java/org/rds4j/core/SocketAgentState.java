@@ -25,13 +25,12 @@ final class SocketAgentState
     boolean wakeReceiversPending;
 
     /**
-     * Agent only, within one transport read: the run of frames open in the socket's receive ring
-     * (docs/receive-runs.md), its sender, frames (0: none open) and payload bytes; and whether the socket is on the
-     * agent's list of sockets whose runs close at the read's end.
+     * Agent only, within one transport batch (a TCP read, an IB poll): the run of frames open in the socket's
+     * receive ring (docs/receive-runs.md), its sender and frames (0: none open; the ring knows their bytes); and
+     * whether the socket is on the agent's list of sockets whose runs close at the batch's end.
      */
     InetSocketAddress runSender;
     int runFrames;
-    int runBytes;
     boolean runListed;
 
     /** Agent only, within one ack: the socket is on the agent's list of sockets whose acked bytes are to be freed. */

@@ -511,7 +511,6 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             if (batched && sender == state.runSender && socket.received.appendToRun(buffer, frame, frameLength))
             {
                 state.runFrames++;
-                state.runBytes += length;
                 return;
             }
             closeRun(socket, state); // the socket's earlier frames go first
@@ -522,7 +521,6 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         {
             state.runSender = sender;
             state.runFrames = 1;
-            state.runBytes = length;
             if (!state.runListed)
             {
                 state.runListed = true;
@@ -551,7 +549,7 @@ final class StackAgent implements Agent, IdleBounds, PathHost
 
     private void closeRun(final RdsSocketImpl socket, final SocketAgentState state)
     {
-        final long queued = socket.received.closeRun(state.runBytes);
+        final long queued = socket.received.closeRun(state.runFrames);
         wakeups.receivers(socket);
         counters.recvDelivered.getAndAddOrdered(state.runFrames);
         if (state.runFrames > 1)

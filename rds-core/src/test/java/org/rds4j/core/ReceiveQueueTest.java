@@ -263,7 +263,7 @@ class ReceiveQueueTest
         final ByteBuffer dst = ByteBuffer.allocate(4000);
         assertNull(queue.takeInto(dst, null), "nothing of an open run is seen");
         assertEquals(0, queue.queuedBytes());
-        assertEquals(307, queue.closeRun(307));
+        assertEquals(307, queue.closeRun(3));
         assertEquals(0, counters.recvRingSpill.get());
 
         final RdsReceiveInfo info = new RdsReceiveInfo();
@@ -554,7 +554,6 @@ class ReceiveQueueTest
     private void offerFrames(final InetSocketAddress sender, final UnsafeBuffer frames, final int length)
     {
         int runFrames = 0;
-        int runBytes = 0;
         for (int at = 0; at < length; )
         {
             final int payload = (int)RdsHeader.length(frames, at);
@@ -562,19 +561,17 @@ class ReceiveQueueTest
             if (runFrames > 0 && queue.appendToRun(frames, at, frame))
             {
                 runFrames++;
-                runBytes += payload;
             }
             else
             {
                 if (runFrames > 0)
                 {
-                    queue.closeRun(runBytes);
+                    queue.closeRun(runFrames);
                     runFrames = 0;
                 }
                 if (queue.openRun(sender, frames, at, frame))
                 {
                     runFrames = 1;
-                    runBytes = payload;
                 }
                 else
                 {
@@ -585,7 +582,7 @@ class ReceiveQueueTest
         }
         if (runFrames > 0)
         {
-            queue.closeRun(runBytes);
+            queue.closeRun(runFrames);
         }
     }
 
