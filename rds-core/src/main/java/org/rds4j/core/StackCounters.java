@@ -64,7 +64,10 @@ public final class StackCounters implements TransportCounters
     public final AtomicCounter sendAckOnly;
     /** Messages delivered to a socket. */
     public final AtomicCounter recvDelivered;
-    /** Runs of two or more messages of one read, for one socket from one sender, queued as one ring record. */
+    /**
+     * Runs of two or more messages of one transport batch (a TCP read, an IB poll), for one socket from one sender,
+     * queued as one ring record.
+     */
     public final AtomicCounter recvRuns;
     /** Delivered messages that waited outside their socket's receive ring: too large for it, or it was full. */
     public final AtomicCounter recvRingSpill;

@@ -13,14 +13,18 @@ import java.nio.ByteBuffer;
  * or the connection is broken and must be dropped. An ack-only frame (ports 0, no payload) is not part of any
  * message and may arrive between two fragments of one.
  * <p>
- * The message is rebuilt in one buffer as header then payload, the form {@code Connection.onFrame} takes.
- * Headers must have passed {@link RdsHeader#validate} (the length is at most 1 MiB). Agent thread only.
+ * A message of more than one fragment is rebuilt in one buffer as header then payload, the form
+ * {@code ConnectionPath.onFrame} takes; a message in one fragment is already in that form where it was received, and
+ * is handed on from there, uncopied. Headers must have passed {@link RdsHeader#validate} (the length is at most
+ * 1 MiB). Agent thread only.
  */
 final class FragmentReassembler
 {
     /** {@link #onFragment} result: the fragment is an ack-only frame; hand it on as it is. */
     static final int ACK_ONLY = 1;
-    /** {@link #onFragment} result: a message is complete in {@link #message()}. */
+    /** {@link #onFragment} result: the fragment is a whole message (one fragment); hand it on from where it is. */
+    static final int WHOLE = 4;
+    /** {@link #onFragment} result: a message of several fragments is complete in {@link #message()}. */
     static final int COMPLETE = 2;
     /** {@link #onFragment} result: more fragments of the message are due. */
     static final int INCOMPLETE = 3;
@@ -41,8 +45,8 @@ final class FragmentReassembler
      * @param buffer the receive buffer.
      * @param offset where the fragment's header starts.
      * @param length bytes the completion reported: the header plus the payload slice.
-     * @return {@link #ACK_ONLY}, {@link #COMPLETE}, {@link #INCOMPLETE}, or a negative error after which the
-     *         connection must be dropped (the state is reset).
+     * @return {@link #ACK_ONLY}, {@link #WHOLE}, {@link #COMPLETE}, {@link #INCOMPLETE}, or a negative error after
+     *         which the connection must be dropped (the state is reset).
      */
     int onFragment(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -59,6 +63,10 @@ final class FragmentReassembler
         if (fragments == 0)
         {
             payloadLength = RdsHeader.length(buffer, offset);
+            if (Fragments.count(payloadLength) == 1)
+            {
+                return slice == payloadLength ? WHOLE : fail(BAD_LENGTH);
+            }
             message.putBytes(0, buffer, offset, RdsHeader.LENGTH);
         }
         else if (!sameMessage(buffer, offset))
@@ -80,7 +88,7 @@ final class FragmentReassembler
         return COMPLETE;
     }
 
-    /** @return the last completed message: header at 0, payload after it. Valid until the next fragment. */
+    /** @return the message {@link #COMPLETE} reported: header at 0, payload after it. Valid until the next fragment. */
     DirectBuffer message()
     {
         return message;

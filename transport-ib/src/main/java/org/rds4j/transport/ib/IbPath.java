@@ -30,8 +30,10 @@ import java.nio.ByteBuffer;
  * frame is in flight.
  * <p>
  * Receive: completions are polled in batches; every fragment's size and header are checked
- * ({@link Fragments#checkReceived}: a non-zero checksum must verify); credits are taken; fragments are
- * reassembled; the buffer is posted again and counted for the next advertisement. Agent thread only.
+ * ({@link Fragments#checkReceived}: a non-zero checksum must verify); credits are taken; a message of one fragment
+ * is handed on from its receive buffer as a frame of the poll's batch ({@link ConnectionPath#onBatchFrame}, which
+ * may queue it with its socket's other frames of the batch as one record), larger ones are reassembled first; the
+ * buffers are posted again, and counted for the next advertisement, once the batch has ended. Agent thread only.
  */
 final class IbPath implements TransportPath
 {
@@ -301,10 +303,7 @@ final class IbPath implements TransportPath
                 break;
             }
             handled += n;
-            for (int i = 0; i < n && state != State.CLOSED; i++)
-            {
-                onCompletion(i);
-            }
+            onCompletions(n);
             if (n < POLL_BATCH)
             {
                 break;
@@ -330,10 +329,7 @@ final class IbPath implements TransportPath
         armed = true;
         final int n = cq.poll();
         transport.ibCounters.pollCq.incrementOrdered();
-        for (int i = 0; i < n && state != State.CLOSED; i++)
-        {
-            onCompletion(i);
-        }
+        onCompletions(n);
         if (n > 0 && state != State.CLOSED)
         {
             repostReceives();
@@ -349,6 +345,25 @@ final class IbPath implements TransportPath
             transport.ibCounters.cqEvent.incrementOrdered();
             armed = false;
             lastCompletionNs = nowNs;
+        }
+    }
+
+    /**
+     * Handles the completions of one poll as one batch of received frames, ended before anything can post their
+     * buffers again (the frames are read in place until then) and also when a handler throws.
+     */
+    private void onCompletions(final int n)
+    {
+        try
+        {
+            for (int i = 0; i < n && state != State.CLOSED; i++)
+            {
+                onCompletion(i);
+            }
+        }
+        finally
+        {
+            connection.onBatchEnd();
         }
     }
 
@@ -401,7 +416,11 @@ final class IbPath implements TransportPath
         }
         credits.onCreditsReceived(RdsHeader.credit(buffer, offset));
         final int result = reassembler.onFragment(buffer, offset, length);
-        if (result == FragmentReassembler.ACK_ONLY)
+        if (result == FragmentReassembler.WHOLE)
+        {
+            connection.onBatchFrame(buffer, offset);
+        }
+        else if (result == FragmentReassembler.ACK_ONLY)
         {
             connection.onFrame(buffer, offset);
         }

@@ -61,15 +61,56 @@ class FragmentsTest
     }
 
     @Test
-    void emptyAndShortMessagesAreOneFragment()
+    void emptyAndShortMessagesAreOneFragmentHandedOnWhereTheyAre()
     {
         stamp(3, 0, 5000, 7000);
         assertEquals(RdsHeader.LENGTH, Fragments.write(frame, 0, 0, 0, slots, 0));
-        assertEquals(FragmentReassembler.COMPLETE, reassembler.onFragment(slots, 0, RdsHeader.LENGTH));
+        assertEquals(FragmentReassembler.WHOLE, reassembler.onFragment(slots, 0, RdsHeader.LENGTH));
         stamp(4, 10, 5000, 7000);
         assertEquals(RdsHeader.LENGTH + 10, Fragments.write(frame, 0, 0, 0, slots, 0));
-        assertEquals(FragmentReassembler.COMPLETE, reassembler.onFragment(slots, 0, RdsHeader.LENGTH + 10));
-        assertEquals(frame.getByte(RdsHeader.LENGTH + 9), reassembler.message().getByte(RdsHeader.LENGTH + 9));
+        assertEquals(FragmentReassembler.WHOLE, reassembler.onFragment(slots, 0, RdsHeader.LENGTH + 10));
+        stamp(5, Fragments.FRAGMENT_PAYLOAD, 5000, 7000);
+        Fragments.write(frame, 0, 0, 0, slots, Fragments.FRAGMENT_BYTES);
+        assertEquals(FragmentReassembler.WHOLE,
+            reassembler.onFragment(slots, Fragments.FRAGMENT_BYTES, Fragments.FRAGMENT_BYTES), "a full fragment");
+        for (int i = 0; i < RdsHeader.LENGTH + 10; i++)
+        {
+            assertEquals(0, reassembler.message().getByte(i), "nothing copied, byte " + i);
+        }
+
+        // the next message of several fragments is rebuilt as before
+        stamp(6, 5000, 5000, 7000);
+        Fragments.write(frame, 0, 0, 0, slots, 0);
+        Fragments.write(frame, 0, 1, 0, slots, Fragments.FRAGMENT_BYTES);
+        assertEquals(FragmentReassembler.INCOMPLETE, reassembler.onFragment(slots, 0, Fragments.FRAGMENT_BYTES));
+        assertEquals(FragmentReassembler.COMPLETE,
+            reassembler.onFragment(slots, Fragments.FRAGMENT_BYTES, RdsHeader.LENGTH + 5000 - 4096));
+        assertEquals(6, RdsHeader.sequence(reassembler.message(), 0));
+        assertEquals(frame.getByte(RdsHeader.LENGTH + 4999), reassembler.message().getByte(RdsHeader.LENGTH + 4999));
+    }
+
+    @Test
+    void aMessageOfOneFragmentMustCarryItsWholeLength()
+    {
+        stamp(3, 10, 5000, 7000);
+        Fragments.write(frame, 0, 0, 0, slots, 0);
+        assertEquals(FragmentReassembler.BAD_LENGTH, reassembler.onFragment(slots, 0, RdsHeader.LENGTH + 9), "short");
+        assertEquals(FragmentReassembler.BAD_LENGTH, reassembler.onFragment(slots, 0, RdsHeader.LENGTH + 11), "long");
+        assertEquals(FragmentReassembler.WHOLE, reassembler.onFragment(slots, 0, RdsHeader.LENGTH + 10));
+    }
+
+    @Test
+    void aMessageOfOneFragmentInsideAnotherBreaksTheConnection()
+    {
+        stamp(9, 5000, 5000, 7000);
+        Fragments.write(frame, 0, 0, 0, slots, 0);
+        stamp(10, 10, 5000, 7000);
+        Fragments.write(frame, 0, 0, 0, slots, Fragments.FRAGMENT_BYTES);
+        assertEquals(FragmentReassembler.INCOMPLETE, reassembler.onFragment(slots, 0, Fragments.FRAGMENT_BYTES));
+        assertEquals(FragmentReassembler.HEADER_MISMATCH,
+            reassembler.onFragment(slots, Fragments.FRAGMENT_BYTES, RdsHeader.LENGTH + 10));
+        assertEquals(FragmentReassembler.WHOLE,
+            reassembler.onFragment(slots, Fragments.FRAGMENT_BYTES, RdsHeader.LENGTH + 10), "the state was reset");
     }
 
     @Test

@@ -456,6 +456,7 @@ public final class IbStackTests
         final int warm = 20_000; // enough for the JIT under emulation (MAX_HEAP_BYTES_PER_MESSAGE)
         final int measured = 10_000;
         final int window = 100; // 100 in flight at a time: a pipeline, not one round trip per message
+        final long runsBefore = b.counters().get("recv_runs");
         ThreadMeter.AllocationStart start = null;
         for (int i = 0; i < warm + measured; i += window)
         {
@@ -486,6 +487,10 @@ public final class IbStackTests
         System.out.printf("  heap allocated by %s: %s bytes, %d in all over %d messages (%.4f B/message)%n",
             threads, Arrays.toString(bytes), allocated, measured, perMessage);
         check(perMessage < MAX_HEAP_BYTES_PER_MESSAGE, "the send/receive path allocates " + perMessage + " B per message");
+        // messages of one fragment that one poll of the CQ brings are queued as runs (docs/receive-runs.md)
+        final long runs = b.counters().get("recv_runs") - runsBefore;
+        System.out.printf("  runs queued by the receiving stack: %d for %d messages%n", runs, warm + measured);
+        check(runs > 0, "no run of messages of one CQ poll was queued (recv_runs)");
     }
 
     /** Three sockets per stack; each sends to every socket of the other stack; per-pair order and SHA-256. */
