@@ -13,8 +13,10 @@ import java.nio.ByteBuffer;
 
 /**
  * Carries frames between two addresses of the same stack without a network, as the kernel's
- * {@code rds_loop_transport}: each frame is handed to the reverse connection at once and acked at once.
- * Used automatically when a destination address belongs to this stack; sockets cannot select it.
+ * {@code rds_loop_transport}: each frame is handed to the reverse connection at once and acked at once. The frames of
+ * one transmit are one batch ({@link ConnectionPath#onBatchFrame}), read where the sender's stack holds them, so a
+ * socket's frames of a batch may be queued as one run. Used automatically when a destination address belongs to this
+ * stack; sockets cannot select it.
  */
 final class LoopbackTransport implements Transport
 {
@@ -22,12 +24,17 @@ final class LoopbackTransport implements Transport
 
     private final TransportContext context;
     private final ByteBuffer[] frames = new ByteBuffer[FRAMES_PER_TRANSMIT];
-    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    /** One view a frame of a transmit: the stack reads a batch's frames until its end, each through its own view. */
+    private final UnsafeBuffer[] views = new UnsafeBuffer[FRAMES_PER_TRANSMIT];
 
     /** @param context the stack, where the reverse connection of each loop path is found. */
     LoopbackTransport(final TransportContext context)
     {
         this.context = context;
+        for (int i = 0; i < views.length; i++)
+        {
+            views[i] = new UnsafeBuffer(0, 0);
+        }
     }
 
     @Override
@@ -115,14 +122,22 @@ final class LoopbackTransport implements Transport
             }
             final int count = connection.fillTransmit(frames, FRAMES_PER_TRANSMIT);
             long lastSequence = 0;
-            for (int i = 0; i < count; i++)
+            try
             {
-                final ByteBuffer frame = frames[i];
-                view.wrap(frame);
-                final int offset = frame.position();
-                lastSequence = Math.max(lastSequence, RdsHeader.sequence(view, offset));
-                reverse.onFrame(view, offset);
-                frame.position(frame.limit());
+                for (int i = 0; i < count; i++)
+                {
+                    final ByteBuffer frame = frames[i];
+                    final UnsafeBuffer view = views[i];
+                    view.wrap(frame);
+                    final int offset = frame.position();
+                    lastSequence = Math.max(lastSequence, RdsHeader.sequence(view, offset));
+                    reverse.onBatchFrame(view, offset);
+                    frame.position(frame.limit());
+                }
+            }
+            finally
+            {
+                reverse.onBatchEnd(); // before the frames are acked, which frees them
             }
             final int done = connection.onTransmitted(frames, count);
             if (lastSequence != 0)

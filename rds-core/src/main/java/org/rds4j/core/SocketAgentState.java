@@ -25,9 +25,9 @@ final class SocketAgentState
     boolean wakeReceiversPending;
 
     /**
-     * Agent only, within one transport batch (a TCP read, an IB poll): the run of frames open in the socket's
-     * receive ring (docs/receive-runs.md), its sender and frames (0: none open; the ring knows their bytes); and
-     * whether the socket is on the agent's list of sockets whose runs close at the batch's end.
+     * Agent only, within one transport batch (a TCP read, an IB poll, a loopback transmit): the run of frames open
+     * in the socket's receive ring (docs/receive-runs.md), its sender and frames (0: none open; the ring knows their
+     * bytes); and whether the socket is on the agent's list of sockets whose runs close at the batch's end.
      */
     InetSocketAddress runSender;
     int runFrames;

@@ -65,8 +65,8 @@ public final class StackCounters implements TransportCounters
     /** Messages delivered to a socket. */
     public final AtomicCounter recvDelivered;
     /**
-     * Runs of two or more messages of one transport batch (a TCP read, an IB poll), for one socket from one sender,
-     * queued as one ring record.
+     * Runs of two or more messages of one transport batch (a TCP read, an IB poll, a loopback transmit), for one
+     * socket from one sender, queued as one ring record.
      */
     public final AtomicCounter recvRuns;
     /** Delivered messages that waited outside their socket's receive ring: too large for it, or it was full. */

@@ -198,6 +198,9 @@ class LoopbackTest
         assertNull(failure.get());
         assertEquals(count, received.get());
         assertOnlyLoopConnections(stack, IP1, IP2);
+        assertEquals((long)count, stack.counters().get("recv_delivered"));
+        final long runs = stack.counters().get("recv_runs");
+        assertTrue(runs > 0 && runs < count, "a transmit's frames for the socket are queued as runs: " + runs);
     }
 
     @Test

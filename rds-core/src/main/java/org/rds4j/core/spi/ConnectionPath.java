@@ -89,9 +89,9 @@ public interface ConnectionPath
 
     /**
      * As {@link #onFrame}, for a frame of a batch (TCP: the frames of one read; IB: one poll of the completion
-     * queue) that the transport ends with {@link #onBatchEnd} and keeps where it is, unchanged, until then: the stack
-     * may copy it only then, with the frames that follow it in the buffer, and queues it with the socket's other
-     * frames of the batch as one record.
+     * queue; the loopback path: one transmit) that the transport ends with {@link #onBatchEnd} and keeps where it is,
+     * unchanged, until then: the stack may copy it only then, with the frames that follow it in the buffer, and
+     * queues it with the socket's other frames of the batch as one record.
      *
      * @param buffer holds the frame.
      * @param offset of its header; the payload follows it.
