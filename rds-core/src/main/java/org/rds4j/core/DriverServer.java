@@ -114,7 +114,14 @@ public final class DriverServer implements AutoCloseable
                 int ran = 0;
                 for (final DriverSession session : agentSessions)
                 {
-                    ran += session.runLeftSends();
+                    final int now = session.runLeftSends();
+                    if (now < 0)
+                    {
+                        // a frame on the connection waited for the send run here, and the conductor seen awake may
+                        // have gone to sleep since its last look (a lost wake-up: a test's frame waited until its end)
+                        wakeConductor();
+                    }
+                    ran += Math.max(now, 0);
                 }
                 return ran;
             }

@@ -364,7 +364,7 @@ final class DriverSession
      * Agent, while the conductor is awake: runs the sends the conductor left in the ring for it, if it left any since
      * the last call (so a client streaming other frames, all of them the conductor's, costs the agent nothing).
      *
-     * @return how many ran.
+     * @return how many ran, or -1 if the conductor must look at the ring or the connection (as {@link #runSends}).
      */
     int runLeftSends()
     {
@@ -373,7 +373,7 @@ final class DriverSession
             return 0;
         }
         leftToAgent = false;
-        return Math.max(runSends(true), 0);
+        return runSends(true);
     }
 
     /** Agent, after {@link #runSends}: whether it ran a full {@link #AGENT_BATCH} of frames other than sends. */
