@@ -48,7 +48,7 @@ import static org.rds4j.core.DriverProtocol.HEADER;
  * the channel takes it, its number marked in the ring ({@link DriverRing#markConnection}) so that a client that is
  * awake reads the connection; the client takes the batches in their order. A {@code DOORBELL} on the connection
  * wakes a client that sleeps. One record, and one look at the doorbell, per batch and not per frame. A message that
- * finds its socket's receive queue empty the duty cycle's thread writes into the output itself ({@link #deliverPast}).
+ * finds its socket's receive queue empty the duty cycle's thread writes into the output itself ({@link #openPastRun}).
  * A message handed to the client stays counted in its socket's receive buffer ({@link ReceiveQueue#hold}) until
  * the client reports it taken ({@code CONSUMED}), so the port is marked congested, and released, by what the
  * client's application has not taken, as an embedded socket's is. Sockets are polled while the output and the bytes
@@ -100,6 +100,8 @@ final class DriverSession
         final AtomicBoolean signalPending = new AtomicBoolean();
         /** Payload bytes the client sent through this socket; minus the socket's queued bytes: those released. */
         long accepted;
+        /** The agent's, within one transport batch: payload bytes of the run written past the queue and not closed. */
+        int pastRunBytes;
         long reportedReleased;
         /**
          * The next {@code RELEASED} is owed even if no bytes were freed: the client waits for a congested port to
@@ -139,16 +141,48 @@ final class DriverSession
         /**
          * The thread running the duty cycle ({@link StackAgent#deliver}), with a message for the socket: if its
          * receive queue holds nothing (no message in its ring or outside it, no event), the session may write the
-         * message for its client at once ({@link DriverSession#deliverPast}); then the queue only counts its bytes
-         * ({@link ReceiveQueue#offerHeld}).
+         * message for its client at once ({@link DriverSession#openPastRun}), and the messages of the same transport
+         * batch after it ({@link #appendToPastRun}) until the run is closed ({@link #closePastRun}); then the queue
+         * only counts their bytes ({@link ReceiveQueue#offerHeld}).
          *
-         * @return true if written.
+         * @return true if written: the session's lock is held until {@link #closePastRun}.
          */
-        boolean deliverPast(
+        boolean openPastRun(
             final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length)
         {
-            return socket.received.isDrained() &&
-                DriverSession.this.deliverPast(this, sender, buffer, offset, length);
+            if (socket.received.isDrained() && DriverSession.this.openPastRun(this, sender, buffer, offset, length))
+            {
+                pastRunBytes = length;
+                return true;
+            }
+            return false;
+        }
+
+        /** @return true if the message was written after the run's others; false if the output is full. */
+        boolean appendToPastRun(
+            final InetSocketAddress sender, final DirectBuffer buffer, final int offset, final int length)
+        {
+            if (!outputHasRoom())
+            {
+                return false;
+            }
+            writePast(this, sender, buffer, offset, length);
+            pastRunBytes += length;
+            return true;
+        }
+
+        /**
+         * Ends the run of {@code frames} messages: the session's lock is let go.
+         *
+         * @return the run's payload bytes.
+         */
+        int closePastRun(final int frames)
+        {
+            final int bytes = pastRunBytes;
+            pastRunBytes = 0;
+            server.deliveredPast.lazySet(server.deliveredPast.get() + frames); // the agent's alone
+            lock.unlock();
+            return bytes;
         }
     }
 
@@ -1146,11 +1180,14 @@ final class DriverSession
      * (the copy into the socket's receive ring and its poll saved: 64 B one-way through drivers about +6 %). Only
      * if the session's lock is free at once and the output is below the bound polling keeps to; else the message
      * goes into the queue, and so do those after it until the session has taken them, which keeps the order. Held in
-     * the socket's receive buffer until the client reports it taken, as a polled message.
+     * the socket's receive buffer until the client reports it taken, as a polled message. The lock stays held for
+     * the messages of the same transport batch that follow ({@link Entry#appendToPastRun}): one take of the lock and
+     * one look at the queue a run, not a message. The conductor, which waits for the lock only to read a client's
+     * connection, waits at most for the batch.
      *
-     * @return true if written.
+     * @return true if written, the lock held; false if not, the lock not held.
      */
-    private boolean deliverPast(
+    private boolean openPastRun(
         final Entry entry, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
         final int length)
     {
@@ -1158,21 +1195,21 @@ final class DriverSession
         {
             return false;
         }
-        try
-        {
-            if (ended || !delivers(entry) || !outputHasRoom())
-            {
-                return false;
-            }
-            final int payload = deliverFrame(entry, sender, length); // before out is read: it may grow the output
-            out.putBytes(payload, buffer, offset, length);
-            server.deliveredPast.lazySet(server.deliveredPast.get() + 1); // the agent's alone
-            return true;
-        }
-        finally
+        if (ended || !delivers(entry) || !outputHasRoom())
         {
             lock.unlock();
+            return false;
         }
+        writePast(entry, sender, buffer, offset, length);
+        return true;
+    }
+
+    private void writePast(
+        final Entry entry, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        final int payload = deliverFrame(entry, sender, length); // before out is read: it may grow the output
+        out.putBytes(payload, buffer, offset, length);
     }
 
     private void deliverFrom(final Entry entry) throws IOException

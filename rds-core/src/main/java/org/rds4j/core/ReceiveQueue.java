@@ -373,7 +373,7 @@ final class ReceiveQueue
 
     /**
      * Agent: a message a driver's session handed to its client past the queue
-     * ({@link DriverSession.Entry#deliverPast}): counted as offered and held at once, as {@link #offer} and then
+     * ({@link DriverSession.Entry#openPastRun}): counted as offered and held at once, as {@link #offer} and then
      * {@link #hold} would.
      *
      * @return the bytes now queued.

@@ -27,10 +27,12 @@ final class SocketAgentState
     /**
      * Agent only, within one transport batch (a TCP read, an IB poll, a loopback transmit): the run of frames open
      * in the socket's receive ring (docs/receive-runs.md), its sender and frames (0: none open; the ring knows their
-     * bytes); and whether the socket is on the agent's list of sockets whose runs close at the batch's end.
+     * bytes); and whether the socket is on the agent's list of sockets whose runs close at the batch's end. A driver's
+     * socket has its run written past its queue by its session instead ({@link DriverSession.Entry#openPastRun}).
      */
     InetSocketAddress runSender;
     int runFrames;
+    DriverSession.Entry pastRun;
     boolean runListed;
 
     /** Agent only, within one ack: the socket is on the agent's list of sockets whose acked bytes are to be freed. */

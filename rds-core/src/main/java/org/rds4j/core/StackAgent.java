@@ -494,9 +494,10 @@ final class StackAgent implements Agent, IdleBounds, PathHost
     /**
      * Hands a received payload to a socket, marking its port congested when its receive buffer overflows. A frame of a
      * transport's batch is appended to the run its socket has open in its receive ring for that sender, or opens one
-     * (docs/receive-runs.md): the runs are queued at the batch's end, or when their socket's next frame does not join. A driver's
-     * session takes a payload past the socket's queue when that is empty (one copy and one ring fewer per message), so
-     * its sockets get no runs.
+     * (docs/receive-runs.md): the runs are queued at the batch's end, or when their socket's next frame does not join.
+     * A driver's session takes a payload past the socket's queue when that is empty (one copy and one ring fewer per
+     * message), and a batch's payloads after it in the same run, whatever their sender (each is a frame of its own for
+     * the client).
      */
     @Override
     public void deliver(
@@ -508,7 +509,8 @@ final class StackAgent implements Agent, IdleBounds, PathHost
         final int frameLength = RdsHeader.LENGTH + length;
         if (state.runFrames > 0)
         {
-            if (batched && sender == state.runSender && socket.received.appendToRun(buffer, frame, frameLength))
+            if (batched && (state.pastRun != null ? state.pastRun.appendToPastRun(sender, buffer, offset, length) :
+                sender == state.runSender && socket.received.appendToRun(buffer, frame, frameLength)))
             {
                 state.runFrames++;
                 return;
@@ -516,11 +518,14 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             closeRun(socket, state); // the socket's earlier frames go first
         }
         // a test of the class, not a call: the sockets a selector or push delivery watches pay nothing for it
-        final boolean session = socket.watcher() instanceof DriverSession.Entry;
-        if (batched && !session && socket.received.openRun(sender, buffer, frame, frameLength))
+        final DriverSession.Entry session =
+            socket.watcher() instanceof DriverSession.Entry ? (DriverSession.Entry)socket.watcher() : null;
+        if (batched && (session != null ? session.openPastRun(sender, buffer, offset, length) :
+            socket.received.openRun(sender, buffer, frame, frameLength)))
         {
             state.runSender = sender;
             state.runFrames = 1;
+            state.pastRun = session;
             if (!state.runListed)
             {
                 state.runListed = true;
@@ -528,7 +533,10 @@ final class StackAgent implements Agent, IdleBounds, PathHost
             }
             return;
         }
-        deliverOne(socket, sender, buffer, offset, length, session);
+        final long queued = session != null && session.openPastRun(sender, buffer, offset, length) ?
+            socket.received.offerHeld(session.closePastRun(1)) :
+            socket.received.offer(sender, buffer, offset, length, counters);
+        delivered(socket, 1, queued);
     }
 
     @Override
@@ -549,26 +557,24 @@ final class StackAgent implements Agent, IdleBounds, PathHost
 
     private void closeRun(final RdsSocketImpl socket, final SocketAgentState state)
     {
-        final long queued = socket.received.closeRun(state.runFrames);
-        wakeups.receivers(socket);
-        counters.recvDelivered.getAndAddOrdered(state.runFrames);
-        if (state.runFrames > 1)
+        final int frames = state.runFrames;
+        final DriverSession.Entry past = state.pastRun;
+        state.runFrames = 0;
+        state.runSender = null;
+        state.pastRun = null;
+        delivered(socket, frames,
+            past != null ? socket.received.offerHeld(past.closePastRun(frames)) : socket.received.closeRun(frames));
+        if (frames > 1)
         {
             counters.recvRuns.incrementOrdered();
         }
-        congestion.onReceived(socket, queued);
-        state.runFrames = 0;
-        state.runSender = null;
     }
 
-    private void deliverOne(
-        final RdsSocketImpl socket, final InetSocketAddress sender, final DirectBuffer buffer, final int offset,
-        final int length, final boolean session)
+    /** {@code frames} payloads were queued to {@code socket} (in a run, or one), which now has {@code queued} bytes. */
+    private void delivered(final RdsSocketImpl socket, final int frames, final long queued)
     {
-        final long queued = session && ((DriverSession.Entry)socket.watcher()).deliverPast(sender, buffer, offset, length) ?
-            socket.received.offerHeld(length) : socket.received.offer(sender, buffer, offset, length, counters);
         wakeups.receivers(socket);
-        counters.recvDelivered.incrementOrdered();
+        counters.recvDelivered.getAndAddOrdered(frames);
         congestion.onReceived(socket, queued);
     }
 
