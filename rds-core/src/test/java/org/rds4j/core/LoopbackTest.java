@@ -151,6 +151,20 @@ class LoopbackTest
         assertEquals(2L, stack.counters().get("send_pong"));
     }
 
+    /** Holds the stack's agent, then queues {@code count} verifiable messages of 100 B, non-blocking. */
+    private static void queueWhileHeld(final AgentGate gate, final RdsSocket from, final RdsSocket to, final int id,
+        final int count) throws Exception
+    {
+        gate.hold = true;
+        Await.until(WAIT, () -> gate.held, () -> "agent held");
+        from.configureBlocking(false);
+        final ByteBuffer src = ByteBuffer.allocate(100);
+        for (int i = 0; i < count; i++)
+        {
+            assertEquals(100, from.send(Payloads.fill(src, id, i, 100), to.localAddress()));
+        }
+    }
+
     @Test
     void tenThousandMessagesInOrder() throws Exception
     {
@@ -216,14 +230,7 @@ class LoopbackTest
         final long delivered = gated.counters().get("recv_delivered");
         final long runs = gated.counters().get("recv_runs");
 
-        gate.hold = true;
-        Await.until(WAIT, () -> gate.held, () -> "agent held");
-        s1.configureBlocking(false);
-        final ByteBuffer src = ByteBuffer.allocate(100);
-        for (int i = 0; i < 10; i++)
-        {
-            assertEquals(100, s1.send(Payloads.fill(src, 9, i, 100), s2.localAddress()));
-        }
+        queueWhileHeld(gate, s1, s2, 9, 10);
         gate.hold = false;
         final ByteBuffer dst = ByteBuffer.allocate(200);
         for (int i = 0; i < 10; i++)
@@ -314,14 +321,7 @@ class LoopbackTest
         s2.setOption(RdsOptions.SO_RCVTIMEO, WAIT);
         exchange(s1, s2, 7, 3); // the loop connection is up
 
-        gate.hold = true;
-        Await.until(WAIT, () -> gate.held, () -> "agent held");
-        s1.configureBlocking(false);
-        final ByteBuffer src = ByteBuffer.allocate(100);
-        for (int i = 0; i < 100; i++)
-        {
-            assertEquals(100, s1.send(Payloads.fill(src, 8, i, 100), s2.localAddress()));
-        }
+        queueWhileHeld(gate, s1, s2, 8, 100);
         assertEquals(10_000, s1.sendQueuedBytes());
         final AtomicInteger cancelled = new AtomicInteger(Integer.MIN_VALUE);
         final Thread canceller = new Thread(() ->
@@ -343,6 +343,7 @@ class LoopbackTest
         assertEquals(100, cancelled.get());
         assertEquals(0, s1.sendQueuedBytes());
         assertEquals(100L, gated.counters().get("send_cancelled"));
+        final ByteBuffer src = ByteBuffer.allocate(100);
         assertEquals(100, s1.send(Payloads.fill(src, 8, 100, 100), s2.localAddress()));
         final ByteBuffer dst = ByteBuffer.allocate(200);
         assertEquals(s1.localAddress(), s2.receive(dst));
