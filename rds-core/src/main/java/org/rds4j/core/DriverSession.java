@@ -100,8 +100,6 @@ final class DriverSession
         final AtomicBoolean signalPending = new AtomicBoolean();
         /** Payload bytes the client sent through this socket; minus the socket's queued bytes: those released. */
         long accepted;
-        /** The agent's, within one transport batch: payload bytes of the run written past the queue and not closed. */
-        int pastRunBytes;
         long reportedReleased;
         /**
          * The next {@code RELEASED} is owed even if no bytes were freed: the client waits for a congested port to
@@ -112,6 +110,8 @@ final class DriverSession
         long unconsumed;
         /** The largest {@code SO_SNDBUF} the client set: what bounds the bytes it may have queued. */
         int largestSendBuffer;
+        /** The agent's, within one transport batch: payload bytes of the run written past the queue and not closed. */
+        int pastRunBytes;
 
         Entry(final int id, final RdsSocketImpl socket)
         {
@@ -1195,13 +1195,23 @@ final class DriverSession
         {
             return false;
         }
-        if (ended || !delivers(entry) || !outputHasRoom())
+        boolean written = false;
+        try
         {
-            lock.unlock();
-            return false;
+            if (!ended && delivers(entry) && outputHasRoom())
+            {
+                writePast(entry, sender, buffer, offset, length);
+                written = true;
+            }
         }
-        writePast(entry, sender, buffer, offset, length);
-        return true;
+        finally
+        {
+            if (!written)
+            {
+                lock.unlock(); // also if the write threw: no run is open to let the lock go
+            }
+        }
+        return written;
     }
 
     private void writePast(
